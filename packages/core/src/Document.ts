@@ -1,0 +1,135 @@
+/**
+ * The Document model every reader fills: pages of typed blocks in reading order.
+ *
+ * Format readers (pdf, office, ocr) produce `Page`s whose blocks already carry their markdown
+ * fragment (`content`); the shared `MarkdownWriter` joins them into the document markdown and
+ * records each block's span. The block `kind` is richer than the contract's block `type`
+ * (list items, code and footnotes are kinds of their own); `blockType` maps it onto the contract.
+ */
+import { Schema } from "effect"
+
+/** Every kind a reader may give a block. The first ten are the contract's block types. */
+export const BlockKind = Schema.Literals([
+  "title",
+  "section_header",
+  "text",
+  "table",
+  "formula",
+  "figure",
+  "caption",
+  "page_number",
+  "page_header",
+  "page_footer",
+  "list_item",
+  "code",
+  "footnote"
+])
+export type BlockKind = typeof BlockKind.Type
+
+/** The contract's block `type` values (the spec says new ones may be added; we keep to these ten). */
+export const BlockType = Schema.Literals([
+  "title",
+  "section_header",
+  "text",
+  "table",
+  "formula",
+  "figure",
+  "caption",
+  "page_number",
+  "page_header",
+  "page_footer"
+])
+export type BlockType = typeof BlockType.Type
+
+/** Kinds kept out of the document body: page furniture. Their blocks have a null `markdownSpan`. */
+export const isFurniture = (kind: BlockKind): boolean =>
+  kind === "page_header" || kind === "page_footer" || kind === "page_number"
+
+/** The contract `type` of a block kind; the kind itself becomes the block's `label`. */
+export const blockType = (kind: BlockKind): BlockType => {
+  switch (kind) {
+    case "list_item":
+    case "code":
+    case "footnote":
+      return "text"
+    default:
+      return kind
+  }
+}
+
+/** [x0, y0, x1, y1], normalised to 0..1 against the page's width and height. */
+export const BBox = Schema.Tuple([Schema.Number, Schema.Number, Schema.Number, Schema.Number])
+export type BBox = typeof BBox.Type
+
+export const Confidence = Schema.Struct({
+  layout: Schema.NullOr(Schema.Number),
+  ocr: Schema.NullOr(Schema.Number)
+})
+export type Confidence = typeof Confidence.Type
+
+/** One block as a reader produces it. */
+export const Block = Schema.Struct({
+  kind: BlockKind,
+  /** The markdown fragment this block adds to the document (a heading with its `#`s, a list item with its marker and indentation, a whole table...). */
+  content: Schema.String,
+  bbox: Schema.NullOr(BBox),
+  /** The raw label of the layout model, when one labelled this block; else the kind is used. */
+  label: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The pipeline path: `native_text`, `layout_ocr`, `tsr`, `full_page`, `docx`, ... */
+  source: Schema.NullOr(Schema.String),
+  confidence: Confidence,
+  /** Nesting depth of a list item (0 = top level); consecutive list items are written as one tight list. */
+  depth: Schema.optional(Schema.Number)
+})
+export type Block = typeof Block.Type
+
+export const PageStatus = Schema.Literals(["ok", "partial", "failed"])
+export type PageStatus = typeof PageStatus.Type
+
+/** Non-fatal problems are data, with where they happened. */
+export const Diagnostic = Schema.Struct({
+  severity: Schema.Literals(["info", "warning"]),
+  code: Schema.String,
+  message: Schema.String,
+  page: Schema.optional(Schema.Number)
+})
+export type Diagnostic = typeof Diagnostic.Type
+
+export const Page = Schema.Struct({
+  /** 1-based physical page (or slide, or sheet) number. */
+  pageNumber: Schema.Number,
+  status: PageStatus,
+  /** Rendered pixels (PDF points at 72 dpi for PDFs), null when the page was never laid out. */
+  width: Schema.NullOr(Schema.Number),
+  height: Schema.NullOr(Schema.Number),
+  /** Blocks in reading order. */
+  blocks: Schema.Array(Block),
+  diagnostics: Schema.optional(Schema.Array(Diagnostic))
+})
+export type Page = typeof Page.Type
+
+/** Document-level facts a reader knows before (or after) the pages. */
+export const DocumentInfo = Schema.Struct({
+  /** Pages that will be produced (after `maxPages`). */
+  numPages: Schema.optional(Schema.Number),
+  /** Pages the document really has, before any cap. */
+  totalPages: Schema.optional(Schema.Number),
+  /** Extra metadata (title, author, subject, keywords, language, ...), merged into `metadata`. */
+  metadata: Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Array(Schema.String)]))
+})
+export type DocumentInfo = typeof DocumentInfo.Type
+
+/** A convenience for readers: a block with the defaults most of them want. */
+export const makeBlock = (
+  kind: BlockKind,
+  content: string,
+  options: Partial<Omit<Block, "kind" | "content">> = {}
+): Block => ({
+  kind,
+  content,
+  bbox: options.bbox ?? null,
+  source: options.source ?? null,
+  confidence: options.confidence ?? { layout: null, ocr: null },
+  ...(options.label !== undefined ? { label: options.label } : {}),
+  ...(options.depth !== undefined ? { depth: options.depth } : {})
+})

@@ -1,0 +1,4 @@
+/** @strata/core: the Document model, stage contracts, the pipeline and the markdown writer. */
+export * from "./Document.ts"
+export * from "./MarkdownWriter.ts"
+export * from "./DocumentReader.ts"

@@ -2,3 +2,4 @@
 export * from "./Document.ts"
 export * from "./MarkdownWriter.ts"
 export * from "./DocumentReader.ts"
+export * from "./ScrapeError.ts"

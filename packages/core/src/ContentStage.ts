@@ -1,0 +1,200 @@
+/**
+ * Content routing and format projection, shared by scrape and parse: decides what the bytes are
+ * (HTML, JSON, text or one of the document formats), runs the matching stages and projects the
+ * result onto the formats the request asked for.
+ */
+import { Effect } from "effect"
+import { STATUS_CODES } from "node:http"
+import { DocumentReaders, type DocumentFormat } from "./DocumentReader.ts"
+import { readOptions, runDocument } from "./DocumentRun.ts"
+import { decodeBody } from "./fetch/index.ts"
+import { processHtml } from "./html/index.ts"
+import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
+import { scrapeError, UnsupportedFileType, type ScrapeError } from "./ScrapeError.ts"
+import { detectFormat } from "./TypeDetection.ts"
+
+/** The options of a scrape request or parse upload that shape the content (both have these). */
+export interface ContentOptions {
+  readonly formats?: ReadonlyArray<{ readonly type: string }> | undefined
+  readonly onlyMainContent?: boolean | undefined
+  readonly includeTags?: ReadonlyArray<string> | undefined
+  readonly excludeTags?: ReadonlyArray<string> | undefined
+  readonly removeBase64Images?: boolean | undefined
+  readonly parsers?: ReadonlyArray<PdfParserOptions> | undefined
+}
+
+export interface PdfParserOptions {
+  readonly type: string
+  readonly maxPages?: number | undefined
+  readonly mode?: "fast" | "auto" | "ocr" | undefined
+  readonly pageMarkers?: boolean | undefined
+  readonly pages?: boolean | undefined
+  readonly blocks?: boolean | undefined
+}
+
+export interface ContentInput {
+  readonly bytes: Uint8Array
+  /** Lower-case MIME essence, when declared. */
+  readonly contentType: string | undefined
+  /** The whole declared Content-Type (with its charset), when declared. */
+  readonly contentTypeHeader: string | undefined
+  /** The final URL (or the upload's file name). */
+  readonly url: string
+  /** The URL (or file name) as the client gave it. */
+  readonly sourceURL: string
+  readonly statusCode: number
+  readonly fileName?: string | undefined
+  /** True for /v2/parse uploads: web types (JSON, plain text) are not accepted there. */
+  readonly upload?: boolean | undefined
+}
+
+type Kind = "html" | "json" | "text" | DocumentFormat
+
+const wants = (options: ContentOptions, type: string): boolean =>
+  (options.formats ?? [{ type: "markdown" }]).some((format) => format.type === type)
+
+/** The last path segment of a URL, for extension-based detection. */
+const fileNameOf = (url: string): string | undefined => {
+  try {
+    const path = new URL(url).pathname
+    const last = path.slice(path.lastIndexOf("/") + 1)
+    return last.length > 0 ? decodeURIComponent(last) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const classify = (input: ContentInput): Kind | undefined => {
+  const format = detectFormat({
+    bytes: input.bytes,
+    fileName: input.fileName ?? fileNameOf(input.url),
+    contentType: input.contentType
+  })
+  if (format !== undefined) return format
+  if (input.upload) return undefined
+  const type = input.contentType ?? ""
+  if (type === "" || type === "text/html" || type === "application/xhtml+xml") return "html"
+  if (type.startsWith("text/")) return "text"
+  return undefined
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+
+const baseMetadata = (input: ContentInput, contentType: string | undefined) => ({
+  sourceURL: input.sourceURL,
+  url: input.url,
+  statusCode: input.statusCode,
+  contentType: contentType ?? input.contentType ?? "application/octet-stream",
+  error: input.statusCode >= 400 ? `${input.statusCode} ${STATUS_CODES[input.statusCode] ?? "Error"}` : null
+})
+
+/** The effective PDF parser: the first `pdf` entry, or undefined for `parsers: []`. */
+const pdfParser = (options: ContentOptions): PdfParserOptions | undefined =>
+  options.parsers === undefined ? { type: "pdf" } : options.parsers.find((parser) => parser.type === "pdf")
+
+export const renderContent = (
+  input: ContentInput,
+  options: ContentOptions,
+  deadline: number
+): Effect.Effect<Record<string, unknown>, ScrapeError, DocumentReaders> =>
+  Effect.gen(function*() {
+    const kind = classify(input)
+    const data: Record<string, unknown> = {}
+    if (kind === undefined) {
+      return yield* Effect.fail(scrapeError(new UnsupportedFileType({
+        message: `Unsupported file type${input.contentType ? ` (${input.contentType})` : ""}: the service reads HTML, JSON, text and the document formats .pdf .docx .doc .docm .odt .ods .odp .rtf .xlsx .xls .xlsm .xlsb .pptx .ppt .pptm .epub .csv`
+      })))
+    }
+    if (wants(options, "rawBase64")) data.rawBase64 = Buffer.from(input.bytes).toString("base64")
+
+    if (kind === "html" || kind === "json" || kind === "text") {
+      const { text } = decodeBody(input.bytes, input.contentTypeHeader)
+      if (wants(options, "rawHtml")) data.rawHtml = text
+      if (kind === "html") {
+        const result = processHtml(text, {
+          url: input.url,
+          onlyMainContent: options.onlyMainContent ?? true,
+          includeTags: options.includeTags,
+          excludeTags: options.excludeTags,
+          removeBase64Images: options.removeBase64Images ?? true,
+          formats: { markdown: wants(options, "markdown"), html: wants(options, "html"), links: wants(options, "links") }
+        })
+        if (result.markdown !== undefined) data.markdown = result.markdown
+        if (result.html !== undefined) data.html = result.html
+        if (result.links !== undefined) data.links = result.links
+        data.metadata = { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }
+        return data
+      }
+      let markdown = text
+      if (kind === "json") {
+        let pretty = text.trim()
+        try {
+          pretty = JSON.stringify(JSON.parse(text), null, 2)
+        } catch {
+          // Served as JSON but not valid JSON: keep the text as it came.
+        }
+        markdown = "```json\n" + pretty + "\n```"
+      }
+      if (wants(options, "markdown")) data.markdown = markdown
+      if (wants(options, "html")) data.html = `<pre>${escapeHtml(text)}</pre>`
+      if (wants(options, "links")) data.links = []
+      data.metadata = { ...baseMetadata(input, input.contentType), creditsUsed: 1 }
+      return data
+    }
+
+    // A document format.
+    const parser = kind === "pdf" ? pdfParser(options) : { type: kind }
+    if (kind === "pdf" && parser === undefined) {
+      // `parsers: []`: the PDF comes back as Base64 for a flat credit.
+      data.rawBase64 = Buffer.from(input.bytes).toString("base64")
+      data.metadata = { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
+      return data
+    }
+    const output = yield* runDocument(
+      { bytes: input.bytes, format: kind, fileName: input.fileName ?? fileNameOf(input.url), options: readOptions(deadline, parser) },
+      { pageMarkers: parser?.pageMarkers ?? false, pages: parser?.pages ?? false, blocks: parser?.blocks ?? false }
+    )
+    if (wants(options, "markdown")) data.markdown = output.markdown
+    if (wants(options, "html")) data.html = markdownToHtml(output.markdown)
+    if (wants(options, "links")) data.links = markdownLinks(output.markdown)
+    if (output.pages) data.pages = output.pages
+    if (output.blocks) data.blocks = output.blocks
+    const warnings = output.diagnostics.filter((d) => d.severity === "warning")
+    if (warnings.length > 0) {
+      data.warning = warnings.map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)).join("; ")
+    }
+    data.metadata = {
+      ...output.metadata,
+      ...baseMetadata(input, input.contentType ?? mimeOf(kind)),
+      numPages: output.numPages,
+      ...(output.totalPages !== undefined ? { totalPages: output.totalPages } : {}),
+      creditsUsed: kind === "pdf" ? Math.max(1, output.numPages) : 1
+    }
+    return data
+  })
+
+const mimeOf = (format: DocumentFormat): string => MIME[format] ?? "application/octet-stream"
+
+const MIME: Partial<Record<DocumentFormat, string>> = {
+  pdf: "application/pdf",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  docm: "application/vnd.ms-word.document.macroEnabled.12",
+  doc: "application/msword",
+  odt: "application/vnd.oasis.opendocument.text",
+  ods: "application/vnd.oasis.opendocument.spreadsheet",
+  odp: "application/vnd.oasis.opendocument.presentation",
+  rtf: "application/rtf",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  xlsm: "application/vnd.ms-excel.sheet.macroEnabled.12",
+  xlsb: "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
+  xls: "application/vnd.ms-excel",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  pptm: "application/vnd.ms-powerpoint.presentation.macroEnabled.12",
+  ppt: "application/vnd.ms-powerpoint",
+  epub: "application/epub+zip",
+  csv: "text/csv",
+  html: "text/html",
+  json: "application/json",
+  text: "text/plain"
+}

@@ -1,0 +1,106 @@
+/**
+ * Runs a format reader over one document and assembles the contract's document fields:
+ * markdown (with page markers when asked), `data.pages`, `data.blocks`, page counts and warnings.
+ *
+ * Pages are consumed as a stream and written incrementally, so only the outputs the request
+ * asked for are kept in memory; `runDocumentStream` exposes the same work page by page for
+ * callers that stream results out (NDJSON).
+ */
+import { Effect, Stream } from "effect"
+import type { Diagnostic, Page } from "./Document.ts"
+import type { DocumentError, ReadOptions, ReadRequest } from "./DocumentReader.ts"
+import { DocumentReaders } from "./DocumentReader.ts"
+import { MarkdownWriter, type OutputBlockPage, type OutputPage, type PushResult } from "./MarkdownWriter.ts"
+import { DocumentUnreadable, scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+
+export interface DocumentOutputOptions {
+  readonly pageMarkers: boolean
+  readonly pages: boolean
+  readonly blocks: boolean
+}
+
+export interface DocumentOutput {
+  readonly markdown: string
+  readonly pages?: Array<OutputPage>
+  readonly blocks?: Array<OutputBlockPage>
+  readonly numPages: number
+  readonly totalPages?: number
+  readonly metadata: Readonly<Record<string, string | ReadonlyArray<string>>>
+  readonly diagnostics: Array<Diagnostic>
+}
+
+/** Maps a reader's error onto the pipeline's error reasons. */
+export const fromDocumentError = (error: DocumentError): ScrapeError => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "Timeout":
+      return scrapeError(new TimedOut({ message: `Timed out while reading the ${error.format} document${error.page ? ` (page ${error.page})` : ""}` }))
+    case "Encrypted":
+      return scrapeError(new DocumentUnreadable({ kind: "encrypted", message: error.message }))
+    case "Corrupt":
+      return scrapeError(new DocumentUnreadable({ kind: "corrupt", message: error.message }))
+    case "MissingComponent":
+      return scrapeError(new DocumentUnreadable({ kind: "missing_component", message: error.message }))
+    case "LimitExceeded":
+      return scrapeError(new DocumentUnreadable({ kind: "limit", message: error.message }))
+    case "UnsupportedFormat":
+      return scrapeError(new DocumentUnreadable({ kind: "unsupported", message: error.message }))
+  }
+}
+
+/** One page's worth of output, for streaming consumers. */
+export interface PageEvent extends PushResult {
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+}
+
+/** Reads a document and yields, page by page, what the markdown writer made of it. */
+export const runDocumentStream = (
+  request: ReadRequest,
+  pageMarkers: boolean
+) =>
+  Effect.gen(function*() {
+    const readers = yield* DocumentReaders
+    const result = yield* readers.read(request).pipe(Effect.mapError(fromDocumentError))
+    const writer = new MarkdownWriter({ pageMarkers })
+    const events = result.pages.pipe(
+      Stream.mapError(fromDocumentError),
+      Stream.map((page: Page): PageEvent => ({ ...writer.push(page), diagnostics: page.diagnostics ?? [] }))
+    )
+    return { info: result.info, events, writer }
+  })
+
+/** Reads a whole document into the contract's document fields. */
+export const runDocument = (
+  request: ReadRequest,
+  output: DocumentOutputOptions
+): Effect.Effect<DocumentOutput, ScrapeError, DocumentReaders> =>
+  Effect.gen(function*() {
+    const { info, events, writer } = yield* runDocumentStream(request, output.pageMarkers)
+    const pages: Array<OutputPage> = []
+    const blocks: Array<OutputBlockPage> = []
+    const diagnostics: Array<Diagnostic> = []
+    let count = 0
+    yield* Stream.runForEach(events, (event) =>
+      Effect.sync(() => {
+        count++
+        if (output.pages) pages.push(event.page)
+        if (output.blocks) blocks.push(event.blockPage)
+        diagnostics.push(...event.diagnostics)
+      }))
+    return {
+      markdown: writer.markdown,
+      ...(output.pages ? { pages } : {}),
+      ...(output.blocks ? { blocks } : {}),
+      numPages: info.numPages ?? count,
+      ...(info.totalPages !== undefined ? { totalPages: info.totalPages } : {}),
+      metadata: info.metadata,
+      diagnostics
+    }
+  })
+
+/** Read options from the request's budget and PDF parser settings. */
+export const readOptions = (deadline: number, parser: { maxPages?: number | undefined; mode?: ReadOptions["mode"] | undefined } | undefined): ReadOptions => ({
+  deadline,
+  mode: parser?.mode ?? "auto",
+  maxPages: parser?.maxPages
+})

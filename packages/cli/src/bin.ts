@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+/** The `strata` executable. */
+import { main } from "./Cli.ts"
+
+const code = await main(process.argv.slice(2), {
+  out: (text) => process.stdout.write(text.endsWith("\n") ? text : text + "\n"),
+  err: (text) => process.stderr.write(text.endsWith("\n") ? text : text + "\n")
+})
+process.exitCode = code

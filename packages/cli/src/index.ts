@@ -1,0 +1,2 @@
+/** @strata/cli: the command line, importable for tests and embedding. */
+export { main, optionsFromFlags, USAGE, type Io } from "./Cli.ts"

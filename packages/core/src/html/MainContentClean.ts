@@ -1,0 +1,84 @@
+/**
+ * The pruning passes around the scorer. `prunePage` removes page chrome before scoring
+ * (junk tags, hidden nodes, nav/aside/footer, boilerplate by class/id) while refusing to
+ * remove a block that holds most of the page's text, the classic way such filters go wrong.
+ * `cleanContent` then removes link-heavy and negatively weighted blocks from the chosen
+ * content, keeping data tables, code and figures.
+ */
+import type { Element, Root } from "hast"
+import { type Stats, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
+import { CHROME_ROLES, CHROME_TAGS, COMMENTS, JUNK_TAGS, classWeight, isHidden, isUnlikely } from "./MainContentPatterns.ts"
+
+export interface PruneOptions {
+  readonly stripUnlikely: boolean
+  readonly stripHidden: boolean
+  /** forum threads: comment-like containers are the content */
+  readonly keepComments: boolean
+}
+
+/** Tags whose subtree is content by construction (never judged by class names). */
+const PROTECTED = new Set(["pre", "code", "table", "tbody", "thead", "tr", "td", "th", "figure", "blockquote", "math"])
+
+/**
+ * Remove page chrome under `body`. `stats` must be the statistics of `body`'s own tree; a
+ * block holding more than `maxShare` of the text is never removed as chrome.
+ */
+export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element, Stats>, options: PruneOptions, maxShare = 0.5): T => {
+  let total = 0
+  for (const child of body.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
+  const big = (element: Element) => (stats.get(element) ?? EMPTY_STATS).chars > total * maxShare && total > 0
+  const protectedDepth = new Set<Element>()
+  return filterTree(body, (element, parent) => {
+    const tag = element.tagName
+    if (JUNK_TAGS.has(tag)) return true
+    if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName))) {
+      protectedDepth.add(element)
+      return false
+    }
+    if (options.stripHidden && isHidden(element) && !big(element)) return true
+    if (tag === "body" || tag === "html" || tag === "main" || tag === "article") return false
+    if (CHROME_TAGS.has(tag)) return !big(element)
+    const role = attr(element, "role")
+    if (role !== undefined && CHROME_ROLES.has(role)) return !big(element)
+    if (options.stripUnlikely && !PROTECTED.has(tag)) {
+      if (options.keepComments && COMMENTS.test(classAndId(element))) return false
+      if (isUnlikely(element) && !big(element)) return true
+    }
+    return false
+  })
+}
+
+export interface CleanOptions {
+  readonly useClassWeights: boolean
+}
+
+const CONDITIONAL = new Set(["div", "section", "ul", "ol", "dl", "table", "form", "aside", "header", "footer"])
+
+const isDataTable = (table: Element, s: Stats): boolean => {
+  if (attr(table, "role") === "presentation") return false
+  return s.headerCells > 0 || s.rows >= 10 || s.cells > 10
+}
+
+/** Conditional cleaning of the chosen content (the article path). */
+export const cleanContent = (content: Root, options: CleanOptions): Root => {
+  const stats = computeStats(content)
+  let total = 0
+  for (const child of content.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
+  return filterTree(content, (element) => {
+    const tag = element.tagName
+    if (!CONDITIONAL.has(tag)) return false
+    const s = stats.get(element) ?? EMPTY_STATS
+    if (s.chars > total * 0.6) return false
+    if (tag === "table" && isDataTable(element, s)) return false
+    const ld = linkDensity(s)
+    if (s.code > 0 && ld < 0.5) return false
+    const weight = options.useClassWeights ? classWeight(element) : 0
+    if (weight < 0) return true
+    if (s.commas >= 10) return false
+    const isList = tag === "ul" || tag === "ol" || tag === "dl"
+    if (!isList && s.chars < 25 && s.links > 0 && s.images === 0) return true
+    if (weight < 25 && ld > (isList ? 0.5 : 0.2)) return true
+    if (weight >= 25 && ld > 0.5) return true
+    return false
+  })
+}

@@ -1,0 +1,214 @@
+/**
+ * Small hast helpers shared by the main-content stages: element tests, class/id strings, a
+ * copy-with-filter that leaves the caller's tree untouched (the rescue ladder needs to retry
+ * from the original), and per-element text statistics computed in one post-order pass so
+ * that scoring never re-walks a subtree (linear time even on huge pages).
+ */
+import type { Element, ElementContent, Root, RootContent } from "hast"
+
+export type AnyNode = Root | RootContent
+
+export const isElement = (node: AnyNode | undefined): node is Element =>
+  node !== undefined && node.type === "element"
+
+/** Lower-cased `class` tokens and `id` joined by spaces: what the class/id weights look at. */
+export const classAndId = (element: Element): string => {
+  const props = element.properties
+  const className = props.className
+  const cls = Array.isArray(className) ? className.join(" ") : typeof className === "string" ? className : ""
+  const id = typeof props.id === "string" ? props.id : ""
+  return cls === "" && id === "" ? "" : `${cls} ${id}`.toLowerCase()
+}
+
+export const attr = (element: Element, name: string): string | undefined => {
+  const value = element.properties[name]
+  if (value === undefined || value === null || value === false) return undefined
+  return Array.isArray(value) ? value.join(" ") : String(value)
+}
+
+/** Text statistics of one element and its subtree. */
+export interface Stats {
+  /** characters of text, whitespace runs counted as one */
+  chars: number
+  /** characters inside `<a href>` (fragment-only links count at 0.3) */
+  linkChars: number
+  /** comma-like separators, a cheap proxy for running prose */
+  commas: number
+  /** number of `<a>` elements */
+  links: number
+  /** characters inside `<p>`, `<pre>`, `<blockquote>`, headings, `<dd>`, `<td>`, `<figcaption>` */
+  proseChars: number
+  /** descendant counts by kind, for the conditional cleaning rules */
+  paragraphs: number
+  images: number
+  listItems: number
+  code: number
+  headerCells: number
+  rows: number
+  cells: number
+}
+
+const COMMAS = /[,\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C\u3001]/g
+const PROSE_TAGS = new Set(["p", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "td", "figcaption"])
+
+const textChars = (value: string): number => {
+  let count = 0
+  let inSpace = true
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    const space = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160
+    if (space) {
+      if (!inSpace) count++
+      inSpace = true
+    } else {
+      count++
+      inSpace = false
+    }
+  }
+  return count
+}
+
+const countCommas = (value: string): number => {
+  COMMAS.lastIndex = 0
+  const found = value.match(COMMAS)
+  return found === null ? 0 : found.length
+}
+
+/** Stats for every element under `root`, keyed by identity. */
+export const computeStats = (root: Root | Element): Map<Element, Stats> => {
+  const stats = new Map<Element, Stats>()
+  const visit = (node: Element, inLink: boolean, inProse: boolean): Stats => {
+    const own: Stats = emptyStats()
+    const isLink = node.tagName === "a"
+    const linkHere = inLink || isLink
+    const proseHere = inProse || PROSE_TAGS.has(node.tagName)
+    for (const child of node.children) {
+      if (child.type === "text") {
+        const n = textChars(child.value)
+        own.chars += n
+        own.commas += countCommas(child.value)
+        if (proseHere) own.proseChars += n
+      } else if (child.type === "element") {
+        const s = visit(child, linkHere, proseHere)
+        own.chars += s.chars
+        own.linkChars += s.linkChars
+        own.commas += s.commas
+        own.links += s.links
+        own.proseChars += s.proseChars
+        own.paragraphs += s.paragraphs
+        own.images += s.images
+        own.listItems += s.listItems
+        own.code += s.code
+        own.headerCells += s.headerCells
+        own.rows += s.rows
+        own.cells += s.cells
+        switch (child.tagName) {
+          case "p":
+            own.paragraphs++
+            break
+          case "img":
+          case "picture":
+            own.images++
+            break
+          case "li":
+            own.listItems++
+            break
+          case "pre":
+          case "code":
+            own.code++
+            break
+          case "th":
+          case "thead":
+          case "caption":
+            own.headerCells++
+            break
+          case "tr":
+            own.rows++
+            break
+          case "td":
+            own.cells++
+            break
+        }
+      }
+    }
+    if (isLink) {
+      own.links += 1
+      if (!inLink) {
+        const href = attr(node, "href")
+        own.linkChars = href !== undefined && href.startsWith("#") ? own.chars * 0.3 : own.chars
+      }
+    }
+    stats.set(node, own)
+    return own
+  }
+  for (const child of root.children) if (child.type === "element") visit(child, false, false)
+  return stats
+}
+
+const emptyStats = (): Stats => ({
+  chars: 0, linkChars: 0, commas: 0, links: 0, proseChars: 0, paragraphs: 0, images: 0, listItems: 0, code: 0, headerCells: 0, rows: 0, cells: 0
+})
+
+export const EMPTY_STATS: Stats = emptyStats()
+
+export const linkDensity = (s: Stats): number => (s.chars === 0 ? 0 : Math.min(1, s.linkChars / s.chars))
+
+/**
+ * A copy of `node` without the elements `drop` rejects. Untouched subtrees are shared, not
+ * copied, so a filter that removes little costs little.
+ */
+export const filterTree = <T extends Root | Element>(node: T, drop: (element: Element, parent: Root | Element) => boolean): T => {
+  const go = <N extends Root | Element>(parent: N): N => {
+    let changed = false
+    const next: Array<ElementContent | RootContent> = []
+    for (const child of parent.children) {
+      if (child.type === "element") {
+        if (drop(child, parent)) {
+          changed = true
+          continue
+        }
+        const copy = go(child)
+        if (copy !== child) changed = true
+        next.push(copy)
+      } else {
+        next.push(child)
+      }
+    }
+    return changed ? ({ ...parent, children: next } as N) : parent
+  }
+  return go(node)
+}
+
+/** Depth-first pre-order walk over elements; return false from `visit` to skip a subtree. */
+export const walkElements = (node: Root | Element, visit: (element: Element, parent: Root | Element) => boolean | void): void => {
+  for (const child of node.children) {
+    if (child.type !== "element") continue
+    if (visit(child, node) === false) continue
+    walkElements(child, visit)
+  }
+}
+
+/** The `<body>` element (or the root when the tree is a fragment). */
+export const findBody = (root: Root): Root | Element => {
+  let found: Element | undefined
+  walkElements(root, (el) => {
+    if (found !== undefined) return false
+    if (el.tagName === "body") {
+      found = el
+      return false
+    }
+    return el.tagName === "html"
+  })
+  return found ?? root
+}
+
+/** Concatenated raw text of a subtree (no layout rules; for JSON-LD and short labels). */
+export const rawText = (node: AnyNode): string => {
+  if (node.type === "text") return node.value
+  if (node.type === "element" || node.type === "root") {
+    let out = ""
+    for (const child of node.children) out += rawText(child)
+    return out
+  }
+  return ""
+}

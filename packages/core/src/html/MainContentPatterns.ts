@@ -1,0 +1,76 @@
+/**
+ * The vocabulary the main-content stages judge elements by: tag sets and class/id token
+ * patterns for page chrome, boilerplate widgets and content containers. Kept in one place so
+ * that the cleaner and the scorer agree on what "looks like navigation" means.
+ */
+import type { Element } from "hast"
+import { attr, classAndId } from "./MainContentNodes.ts"
+
+/** Never content, whatever the page. */
+export const JUNK_TAGS = new Set([
+  "script", "style", "noscript", "template", "iframe", "object", "embed", "canvas", "svg", "math",
+  "input", "button", "select", "textarea", "option", "label", "dialog", "link", "meta", "audio", "video", "source", "track", "map"
+])
+
+/** Page chrome by tag: dropped unless it holds most of the page's text. */
+export const CHROME_TAGS = new Set(["nav", "aside", "footer", "header", "menu"])
+
+export const CHROME_ROLES = new Set([
+  "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog", "menu", "menubar", "toolbar", "tablist"
+])
+
+/** Block-level tags: an element with none of these as children is a run of inline text. */
+export const BLOCK_TAGS = new Set([
+  "address", "article", "aside", "blockquote", "dd", "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+  "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+  "table", "tbody", "thead", "tfoot", "tr", "td", "th", "ul", "summary", "menu"
+])
+
+/** Class/id tokens of boilerplate blocks (navigation, widgets, comments, promotions, consent). */
+export const UNLIKELY =
+  /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|widget|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback)(?:$|[\s_-])/
+
+/** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
+export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
+
+export const POSITIVE =
+  /(?:^|[\s_-])(?:article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose|markdown|article-?body|post-?content|entry-?content|rich-?text|documentation|docs?)(?:$|[\s_-])/
+
+export const NEGATIVE =
+  /(?:^|[\s_-])(?:ad|ads|hidden|hid|banner|combx|comments?|com|contact|foot|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|sharing|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget|cookie|newsletter|breadcrumbs?|nav|navbar|menu|social|subscribe|recommend|recommended|more-?stories|read-?more|byline|author|popular|trending|toc)(?:$|[\s_-])/
+
+/** Strong content-container hints: schema.org article bodies and common CMS body classes. */
+export const CONTENT_CONTAINER =
+  /(?:^|\s)(?:article-?body|articlebody|article__body|article-content|article__content|entry-content|post-content|post-body|post__content|postbody|story-body|story-content|c-entry-content|td-post-content|blog-post-content|rich-text|markdown-body|theme-doc-markdown|main-content|page-content|single-content|content-body|body-copy|news-content|article-text|text-content)(?:$|\s)/
+
+/** Comments on articles (dropped) vs posts on forums (kept); the page type decides. */
+export const COMMENTS = /(?:^|[\s_-])(?:comments?|commentlist|comment-list|disqus|replies|respond|discussion)(?:$|[\s_-])/
+
+export const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i
+
+/** Elements the page hides from readers. */
+export const isHidden = (element: Element): boolean => {
+  const props = element.properties
+  if (props.hidden !== undefined && props.hidden !== false && props.hidden !== null) return true
+  if (attr(element, "ariaHidden") === "true") return true
+  const style = attr(element, "style")
+  return style !== undefined && HIDDEN_STYLE.test(style)
+}
+
+/** ±25 per signal, as in the classic readability weighting of class and id. */
+export const classWeight = (element: Element): number => {
+  const s = classAndId(element)
+  if (s === "") return 0
+  let weight = 0
+  if (NEGATIVE.test(s)) weight -= 25
+  if (POSITIVE.test(s)) weight += 25
+  return weight
+}
+
+export const isUnlikely = (element: Element): boolean => {
+  const s = classAndId(element)
+  const role = attr(element, "role")
+  if (role !== undefined && CHROME_ROLES.has(role)) return true
+  if (s === "") return false
+  return UNLIKELY.test(s) && !MAYBE.test(s)
+}

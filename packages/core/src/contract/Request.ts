@@ -19,7 +19,7 @@ import {
   ScrapeRequestBody,
   scrapeOnlyKeys,
   ThreatProtection,
-  Timeout
+  TimeoutMs
 } from "./RequestBodies.ts"
 
 export const DEFAULT_TIMEOUT_MS = 60_000
@@ -107,7 +107,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const CatalogRequestBody = Schema.Struct({
   catalog: CatalogInput,
-  timeout: Schema.optionalKey(Timeout),
+  timeout: Schema.optionalKey(TimeoutMs),
   origin: Schema.optionalKey(Schema.String),
   integration: Schema.optionalKey(Schema.String)
 })

@@ -65,7 +65,7 @@ export const Proxy = Schema.Literals(["basic", "enhanced", "auto", "stealth"]).a
   description: "`stealth` is the SDK's older name for `enhanced`."
 })
 
-export const Timeout = IntBetween(1000, 300_000).annotate({ default: 60_000, description: "Milliseconds." })
+export const TimeoutMs = IntBetween(1000, 300_000).annotate({ default: 60_000, description: "Milliseconds." })
 
 /** Options shared by scrape and parse, with the same types on both. */
 const sharedOptionFields = {
@@ -78,7 +78,7 @@ const sharedOptionFields = {
   redactPII: Schema.optionalKey(RedactPII.annotate({ default: false })),
   removeBase64Images: Schema.optionalKey(Schema.Boolean.annotate({ default: true })),
   skipTlsVerification: Schema.optionalKey(Schema.Boolean.annotate({ default: true })),
-  timeout: Schema.optionalKey(Timeout),
+  timeout: Schema.optionalKey(TimeoutMs),
   zeroDataRetention: Schema.optionalKey(Schema.Boolean.annotate({ default: false })),
   integration: Schema.optionalKey(Schema.String),
   origin: Schema.optionalKey(Schema.String),

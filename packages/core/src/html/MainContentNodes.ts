@@ -36,7 +36,7 @@ export interface Stats {
   commas: number
   /** number of `<a>` elements */
   links: number
-  /** characters inside `<p>`, `<pre>`, `<blockquote>`, headings, `<dd>`, `<td>`, `<figcaption>` */
+  /** characters of prose: inside paragraphs, list items, headings, cells, quotes, code, or long bare text runs */
   proseChars: number
   /** descendant counts by kind, for the conditional cleaning rules */
   paragraphs: number
@@ -49,7 +49,7 @@ export interface Stats {
 }
 
 const COMMAS = /[,\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C\u3001]/g
-const PROSE_TAGS = new Set(["p", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "td", "figcaption"])
+const PROSE_TAGS = new Set(["p", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "td", "figcaption", "li", "dt", "th"])
 
 const textChars = (value: string): number => {
   let count = 0
@@ -87,7 +87,8 @@ export const computeStats = (root: Root | Element): Map<Element, Stats> => {
         const n = textChars(child.value)
         own.chars += n
         own.commas += countCommas(child.value)
-        if (proseHere) own.proseChars += n
+        // long bare text runs in divs are prose too (div-soup pages without <p>)
+        if (proseHere || n >= 40) own.proseChars += n
       } else if (child.type === "element") {
         const s = visit(child, linkHere, proseHere)
         own.chars += s.chars
@@ -188,17 +189,17 @@ export const walkElements = (node: Root | Element, visit: (element: Element, par
   }
 }
 
-/** The `<body>` element (or the root when the tree is a fragment). */
+/** The `<body>` element (or the root when the tree is a fragment or a forgiving parser left it out). */
 export const findBody = (root: Root): Root | Element => {
   let found: Element | undefined
-  walkElements(root, (el) => {
-    if (found !== undefined) return false
-    if (el.tagName === "body") {
-      found = el
-      return false
+  const search = (node: Root | Element, depth: number) => {
+    for (const child of node.children) {
+      if (found !== undefined || child.type !== "element") continue
+      if (child.tagName === "body") found = child
+      else if (depth < 3 && (child.tagName === "html" || depth === 0)) search(child, depth + 1)
     }
-    return el.tagName === "html"
-  })
+  }
+  search(root, 0)
   return found ?? root
 }
 

@@ -8,7 +8,7 @@ import { attr, classAndId } from "./MainContentNodes.ts"
 
 /** Never content, whatever the page. */
 export const JUNK_TAGS = new Set([
-  "script", "style", "noscript", "template", "iframe", "object", "embed", "canvas", "svg", "math",
+  "head", "title", "base", "script", "style", "noscript", "template", "iframe", "object", "embed", "canvas", "svg", "math",
   "input", "button", "select", "textarea", "option", "label", "dialog", "link", "meta", "audio", "video", "source", "track", "map"
 ])
 

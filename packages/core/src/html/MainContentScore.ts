@@ -24,7 +24,7 @@ export interface ScoreResult {
   readonly top: Candidate | undefined
 }
 
-const PARAGRAPH_TAGS = new Set(["p", "pre", "td", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "li"])
+const PARAGRAPH_TAGS = new Set(["p", "pre", "td", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd"])
 const INLINE_CONTAINERS = new Set(["div", "section", "article", "span", "main", "font", "center"])
 
 const initialScore = (element: Element, options: ScoreOptions): number => {
@@ -85,8 +85,7 @@ export const scoreTree = (body: Root | Element, stats: Map<Element, Stats>, opti
       if (node.type === "element") parents.set(child, node)
       const tag = child.tagName
       if (PARAGRAPH_TAGS.has(tag)) {
-        // list items only count when they hold prose, not a link per item
-        if (tag !== "li" || !hasBlockChild(child)) paragraphs.push(child)
+        paragraphs.push(child)
         if (tag === "p" || tag === "pre" || tag === "h2" || tag === "h3" || tag === "h4" || tag === "h5" || tag === "h6") continue
       } else if (INLINE_CONTAINERS.has(tag) && !hasBlockChild(child)) {
         paragraphs.push(child)
@@ -174,6 +173,7 @@ export const scoreTree = (body: Root | Element, stats: Map<Element, Stats>, opti
     up = parents.get(up)
   }
   topScore = Math.max(topScore, finalScore(top))
+  top = expand(top, parents, stats)
 
   // siblings that continue the content
   const container = parents.get(top)
@@ -208,6 +208,29 @@ export const scoreTree = (body: Root | Element, stats: Map<Element, Stats>, opti
     }
   }
   return { nodes, top: { element: top, score: topScore } }
+}
+
+/**
+ * Grow the pick while its parent adds mostly prose and few links: content split over many
+ * sibling sections (page builders, long guides) is one article, not its best section.
+ */
+export const expand = (start: Element, parents: Map<Element, Element>, stats: Map<Element, Stats>): Element => {
+  let top = start
+  let parent = parents.get(top)
+  while (parent !== undefined) {
+    if (parent.tagName === "body" || parent.tagName === "html") break
+    const a = stats.get(top) ?? EMPTY_STATS
+    const b = stats.get(parent) ?? EMPTY_STATS
+    const added = b.chars - a.chars
+    if (added > 0) {
+      const prose = (b.proseChars - a.proseChars) / added
+      const links = (b.linkChars - a.linkChars) / added
+      if (prose < 0.6 || links > 0.25) break
+    }
+    top = parent
+    parent = parents.get(top)
+  }
+  return top
 }
 
 const ancestorsOf = (element: Element, parents: Map<Element, Element>): Set<Element> => {

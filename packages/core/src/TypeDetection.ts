@@ -1,0 +1,261 @@
+/**
+ * Which format a document really is. Content decides first (magic bytes, then a look inside
+ * containers: the streams of an OLE2 compound file, the `mimetype` entry or the
+ * `[Content_Types].xml` of a ZIP package), the file name's extension and the declared content
+ * type second, so a `.docx` that is really a PDF is read as a PDF. Text-like bytes are
+ * classified as html, csv, json or plain text; binary bytes nobody reads give `undefined`.
+ */
+import { inflateRawSync } from "node:zlib"
+import type { DocumentFormat } from "./DocumentReader.ts"
+
+export interface DetectInput {
+  readonly bytes: Uint8Array
+  readonly fileName?: string | undefined
+  readonly contentType?: string | undefined
+}
+
+const byExtension: Record<string, DocumentFormat> = {
+  pdf: "pdf", docx: "docx", dotx: "docx", docm: "docm", dotm: "docm", doc: "doc", dot: "doc", odt: "odt", ott: "odt",
+  ods: "ods", ots: "ods", odp: "odp", otp: "odp", rtf: "rtf", xlsx: "xlsx", xltx: "xlsx", xlsm: "xlsm", xltm: "xlsm",
+  xlsb: "xlsb", xls: "xls", xlt: "xls", pptx: "pptx", potx: "pptx", ppsx: "pptx", pptm: "pptm", potm: "pptm", ppsm: "pptm",
+  ppt: "ppt", pps: "ppt", pot: "ppt", epub: "epub", csv: "csv", tsv: "csv", json: "json", html: "html", htm: "html",
+  xhtml: "html", txt: "text", text: "text", md: "text", markdown: "text"
+}
+
+const byMime: Record<string, DocumentFormat> = {
+  "application/pdf": "pdf",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+  "application/vnd.ms-word.document.macroenabled.12": "docm",
+  "application/msword": "doc",
+  "application/vnd.oasis.opendocument.text": "odt",
+  "application/vnd.oasis.opendocument.spreadsheet": "ods",
+  "application/vnd.oasis.opendocument.presentation": "odp",
+  "application/rtf": "rtf",
+  "text/rtf": "rtf",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+  "application/vnd.ms-excel.sheet.macroenabled.12": "xlsm",
+  "application/vnd.ms-excel.sheet.binary.macroenabled.12": "xlsb",
+  "application/vnd.ms-excel": "xls",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+  "application/vnd.ms-powerpoint.presentation.macroenabled.12": "pptm",
+  "application/vnd.ms-powerpoint": "ppt",
+  "application/epub+zip": "epub",
+  "text/csv": "csv",
+  "text/tab-separated-values": "csv",
+  "application/csv": "csv",
+  "application/json": "json",
+  "text/json": "json",
+  "text/html": "html",
+  "application/xhtml+xml": "html",
+  "text/plain": "text",
+  "text/markdown": "text"
+}
+
+/** The OOXML main-part content types (lower-cased) and what they make the package. */
+const mainPartTypes: Array<[string, DocumentFormat]> = [
+  ["application/vnd.ms-word.document.macroenabled.main+xml", "docm"],
+  ["application/vnd.ms-word.template.macroenabledtemplate.main+xml", "docm"],
+  ["application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml", "docx"],
+  ["application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml", "docx"],
+  ["application/vnd.ms-excel.sheet.binary.macroenabled.main", "xlsb"],
+  ["application/vnd.ms-excel.sheet.macroenabled.main+xml", "xlsm"],
+  ["application/vnd.ms-excel.template.macroenabled.main+xml", "xlsm"],
+  ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml", "xlsx"],
+  ["application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml", "xlsx"],
+  ["application/vnd.ms-powerpoint.presentation.macroenabled.main+xml", "pptm"],
+  ["application/vnd.ms-powerpoint.slideshow.macroenabled.main+xml", "pptm"],
+  ["application/vnd.ms-powerpoint.template.macroenabled.main+xml", "pptm"],
+  ["application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml", "pptx"],
+  ["application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml", "pptx"],
+  ["application/vnd.openxmlformats-officedocument.presentationml.template.main+xml", "pptx"]
+]
+
+const odfTypes: Array<[string, DocumentFormat]> = [
+  ["application/vnd.oasis.opendocument.text", "odt"],
+  ["application/vnd.oasis.opendocument.spreadsheet", "ods"],
+  ["application/vnd.oasis.opendocument.presentation", "odp"],
+  ["application/epub+zip", "epub"]
+]
+
+export const extensionOf = (fileName: string | undefined): string | undefined => {
+  if (fileName === undefined) return undefined
+  const base = fileName.split(/[/\\]/).pop() ?? ""
+  const dot = base.lastIndexOf(".")
+  return dot <= 0 && !base.startsWith(".") ? undefined : base.slice(dot + 1).toLowerCase()
+}
+
+const startsWith = (bytes: Uint8Array, signature: ReadonlyArray<number>, at = 0): boolean => {
+  if (bytes.length < at + signature.length) return false
+  for (let i = 0; i < signature.length; i++) if (bytes[at + i] !== signature[i]) return false
+  return true
+}
+
+const latin1 = new TextDecoder("latin1")
+
+/** Detects the format of a document; `undefined` when it is binary and of no format we read. */
+export const detectFormat = (input: DetectInput): DocumentFormat | undefined => {
+  const { bytes } = input
+  const ext = extensionOf(input.fileName)
+  const hinted = (ext !== undefined ? byExtension[ext] : undefined)
+    ?? (input.contentType !== undefined ? byMime[input.contentType.split(";")[0].trim().toLowerCase()] : undefined)
+
+  const head = latin1.decode(bytes.subarray(0, 1024))
+  if (head.includes("%PDF-")) return "pdf"
+  if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return detectCompound(bytes, hinted)
+  if (startsWith(bytes, [0x50, 0x4b]) && (bytes[2] === 3 || bytes[2] === 5 || bytes[2] === 7)) return detectZip(bytes, hinted)
+  if (/^(?:\ufeff|\xef\xbb\xbf)?\s*\{\\rtf/.test(head)) return "rtf"
+  if (!looksLikeText(bytes)) return undefined
+  const text = decodeHead(bytes)
+  if (looksLikeHtml(text)) return hinted === "csv" || hinted === "text" || hinted === "json" ? hinted : "html"
+  if (hinted === "csv" || hinted === "json" || hinted === "html" || hinted === "text") return hinted
+  // Spreadsheet exports saved as text under a spreadsheet extension are delimited text.
+  if (hinted === "xls" || hinted === "xlsx" || hinted === "ods") return "csv"
+  const trimmed = text.trimStart()
+  if ((trimmed.startsWith("{") || trimmed.startsWith("[")) && isJson(bytes)) return "json"
+  return "text"
+}
+
+// ---- OLE2 compound files -------------------------------------------------------------------
+
+/**
+ * Directory entries are 128-byte records in sectors that start at offset 512 + k * sectorSize,
+ * so every entry sits at a multiple of 128 from the file start. Checking the UTF-16 name, its
+ * length field and the stream type at each such offset finds the streams without following FAT
+ * chains (and cannot be sent into a loop by a broken one).
+ */
+const compoundStreams = (bytes: Uint8Array): Set<string> => {
+  const names = new Set<string>()
+  for (let at = 512; at + 128 <= bytes.length; at += 128) {
+    const nameLength = bytes[at + 64] | (bytes[at + 65] << 8)
+    const type = bytes[at + 66]
+    if (nameLength < 4 || nameLength > 64 || nameLength % 2 !== 0 || (type !== 1 && type !== 2 && type !== 5)) continue
+    if (bytes[at + nameLength - 2] !== 0 || bytes[at + nameLength - 1] !== 0) continue
+    let name = ""
+    let ok = true
+    for (let i = 0; i < nameLength - 2; i += 2) {
+      const code = bytes[at + i] | (bytes[at + i + 1] << 8)
+      if (code === 0) {
+        ok = false
+        break
+      }
+      name += String.fromCharCode(code)
+    }
+    if (ok) names.add(name)
+  }
+  return names
+}
+
+const detectCompound = (bytes: Uint8Array, hinted: DocumentFormat | undefined): DocumentFormat | undefined => {
+  const streams = compoundStreams(bytes)
+  if (streams.has("WordDocument")) return "doc"
+  if (streams.has("Workbook") || streams.has("Book")) return "xls"
+  if (streams.has("PowerPoint Document")) return "ppt"
+  // Password-protected OOXML is an OLE2 file holding an EncryptedPackage: the reader reports it as encrypted.
+  if (streams.has("EncryptedPackage") && hinted !== undefined && ["docx", "docm", "xlsx", "xlsm", "xlsb", "pptx", "pptm"].includes(hinted)) return hinted
+  return undefined
+}
+
+// ---- ZIP packages --------------------------------------------------------------------------
+
+interface ZipEntry {
+  readonly name: string
+  readonly method: number
+  readonly compressedSize: number
+  readonly localOffset: number
+}
+
+const zipEntries = (bytes: Uint8Array): Array<ZipEntry> => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const entries: Array<ZipEntry> = []
+  let eocd = -1
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i
+      break
+    }
+  }
+  if (eocd < 0) return entries
+  const count = Math.min(view.getUint16(eocd + 10, true), 50_000)
+  let at = view.getUint32(eocd + 16, true)
+  for (let n = 0; n < count && at + 46 <= bytes.length && view.getUint32(at, true) === 0x02014b50; n++) {
+    const nameLength = view.getUint16(at + 28, true)
+    entries.push({
+      name: latin1.decode(bytes.subarray(at + 46, at + 46 + nameLength)),
+      method: view.getUint16(at + 10, true),
+      compressedSize: view.getUint32(at + 20, true),
+      localOffset: view.getUint32(at + 42, true)
+    })
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true)
+  }
+  return entries
+}
+
+/** The text of a small entry (at most 256 KiB inflated), or undefined. */
+const entryText = (bytes: Uint8Array, entry: ZipEntry | undefined): string | undefined => {
+  if (entry === undefined) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const at = entry.localOffset
+  if (at + 30 > bytes.length || view.getUint32(at, true) !== 0x04034b50) return undefined
+  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true)
+  const raw = bytes.subarray(start, Math.min(bytes.length, start + entry.compressedSize))
+  try {
+    const data = entry.method === 0 ? raw : entry.method === 8 ? inflateRawSync(raw, { maxOutputLength: 256 * 1024 }) : undefined
+    return data === undefined ? undefined : latin1.decode(data)
+  } catch {
+    return undefined
+  }
+}
+
+const detectZip = (bytes: Uint8Array, hinted: DocumentFormat | undefined): DocumentFormat | undefined => {
+  const entries = zipEntries(bytes)
+  const find = (name: string) => entries.find((e) => e.name.toLowerCase() === name.toLowerCase())
+  const mimetype = entryText(bytes, find("mimetype"))?.trim().toLowerCase()
+  if (mimetype !== undefined) for (const [type, format] of odfTypes) if (mimetype === type || mimetype.startsWith(`${type}-template`)) return format
+  const types = entryText(bytes, find("[Content_Types].xml"))?.toLowerCase()
+  if (types !== undefined) for (const [type, format] of mainPartTypes) if (types.includes(`"${type}"`)) return format
+  const has = (name: string) => find(name) !== undefined
+  const macros = entries.some((e) => /vbaproject\.bin$/i.test(e.name))
+  if (has("word/document.xml")) return macros ? "docm" : "docx"
+  if (has("xl/workbook.bin")) return "xlsb"
+  if (has("xl/workbook.xml")) return macros ? "xlsm" : "xlsx"
+  if (has("ppt/presentation.xml")) return macros ? "pptm" : "pptx"
+  if (has("META-INF/container.xml") && entries.some((e) => /\.opf$/i.test(e.name))) return "epub"
+  if (has("content.xml") && (hinted === "odt" || hinted === "ods" || hinted === "odp")) return hinted
+  return undefined
+}
+
+// ---- text ----------------------------------------------------------------------------------
+
+const looksLikeText = (bytes: Uint8Array): boolean => {
+  if (startsWith(bytes, [0xff, 0xfe]) || startsWith(bytes, [0xfe, 0xff])) return true
+  const n = Math.min(bytes.length, 8192)
+  let control = 0
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]
+    if (b === 0) return false
+    if (b < 8 || (b > 13 && b < 32 && b !== 27)) control++
+  }
+  return control <= n * 0.01
+}
+
+const decodeHead = (bytes: Uint8Array): string => {
+  const slice = bytes.subarray(0, 4096)
+  if (startsWith(bytes, [0xff, 0xfe])) return new TextDecoder("utf-16le").decode(slice)
+  if (startsWith(bytes, [0xfe, 0xff])) return new TextDecoder("utf-16be").decode(slice)
+  return new TextDecoder("utf-8").decode(slice)
+}
+
+const looksLikeHtml = (text: string): boolean => {
+  const start = text.replace(/^\ufeff/, "").replace(/^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*/, "").slice(0, 512).toLowerCase()
+  return /^<(?:!doctype\s+html|html|head|body|meta|title|base|link|style|script|div|p|table|h[1-6]|article|section|header|nav|main)[\s>/]/.test(start)
+}
+
+const isJson = (bytes: Uint8Array): boolean => {
+  if (bytes.length > 50 * 1024 * 1024) return false
+  try {
+    JSON.parse(new TextDecoder("utf-8").decode(bytes))
+    return true
+  } catch {
+    return false
+  }
+}

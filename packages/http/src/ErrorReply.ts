@@ -1,0 +1,94 @@
+/**
+ * The only place that knows HTTP status codes and the contract's error codes. Every failure the
+ * adapter can answer with is built here, in the contract's shapes: `{ success: false, error,
+ * code, details? }` for errors, `{ success: false, error }` for 401 and `{ error }` for 429.
+ *
+ * Scrape failures follow what Firecrawl v2 answers, so SDK users see familiar codes: an unknown
+ * host is 200 with `success: false` and SCRAPE_DNS_RESOLUTION_ERROR, TLS failures are 500
+ * SCRAPE_SSL_ERROR, other unreachable-site failures 500 SCRAPE_SITE_ERROR, timeouts 408.
+ */
+import type { ScrapeError } from "@strata/core"
+
+export interface ErrorReply {
+  readonly status: number
+  readonly body: Record<string, unknown>
+}
+
+export type RouteKind = "scrape" | "parse"
+
+const reply = (status: number, code: string, error: string, details?: unknown): ErrorReply => ({
+  status,
+  body: details === undefined ? { success: false, code, error } : { success: false, code, error, details }
+})
+
+export const badRequest = (error: string, details?: unknown): ErrorReply => reply(400, "BAD_REQUEST", error, details)
+
+export const payloadTooLarge = (what: string, limitBytes: number): ErrorReply =>
+  reply(413, "PAYLOAD_TOO_LARGE", `${what} is larger than the limit of ${formatBytes(limitBytes)}`)
+
+export const unauthorized = (kind: "Missing" | "Invalid"): ErrorReply => ({
+  status: 401,
+  body: {
+    success: false,
+    error: kind === "Missing"
+      ? "Unauthorized: missing API key. Send it as \"Authorization: Bearer <key>\"."
+      : "Unauthorized: invalid API key."
+  }
+})
+
+export const rateLimited = (perMinute: number, retryAfterSeconds: number): ErrorReply => ({
+  status: 429,
+  body: {
+    error: `Rate limit exceeded: at most ${perMinute} requests per minute per API key. Retry after ${retryAfterSeconds} s.`
+  }
+})
+
+export const routeNotFound = (method: string, path: string): ErrorReply =>
+  reply(
+    404,
+    "NOT_FOUND",
+    `No route for ${method} ${path}. Routes: POST /v2/scrape, POST /v2/parse, GET /v2/openapi.json, GET /health.`
+  )
+
+/** Unexpected failures: the reference lets an operator find the log line; nothing else leaks. */
+export const unknownError = (requestId: string): ErrorReply =>
+  reply(500, "UNKNOWN_ERROR", `An unexpected error occurred. Quote this reference when reporting it: ${requestId}`)
+
+/** Maps a pipeline failure to its status, code and message. */
+export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorReply => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "InvalidRequest":
+      return badRequest(reason.message, reason.details)
+    case "NotSupported":
+      return badRequest(reason.message, [{ path: [reason.option], message: reason.message }])
+    case "UrlBlocked":
+      return reply(403, "URL_BLOCKED", reason.message)
+    case "FetchFailed":
+      switch (reason.kind) {
+        case "dns":
+          return reply(200, "SCRAPE_DNS_RESOLUTION_ERROR", reason.message)
+        case "tls":
+          return reply(500, "SCRAPE_SSL_ERROR", reason.message)
+        default:
+          return reply(500, "SCRAPE_SITE_ERROR", reason.message, { kind: reason.kind })
+      }
+    case "TimedOut":
+      return reply(408, "SCRAPE_TIMEOUT", reason.message)
+    case "UnsupportedFileType":
+      return route === "parse"
+        ? reply(400, "UNSUPPORTED_FILE_TYPE", reason.message)
+        : reply(500, "SCRAPE_UNSUPPORTED_FILE_ERROR", reason.message)
+    case "DocumentUnreadable":
+      return reason.kind === "missing_component"
+        ? reply(500, "DOCUMENT_COMPONENT_MISSING", reason.message)
+        : reply(route === "parse" ? 400 : 422, "DOCUMENT_UNREADABLE", reason.message, { kind: reason.kind })
+    case "NoCachedData":
+      return reply(404, "SCRAPE_NO_CACHED_DATA", reason.message)
+    case "LockdownCacheMiss":
+      return reply(404, "SCRAPE_LOCKDOWN_CACHE_MISS", reason.message)
+  }
+}
+
+const formatBytes = (bytes: number): string =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`

@@ -1,0 +1,137 @@
+/**
+ * The /v2 HTTP adapter: routes, and the one middleware every request goes through (request id,
+ * authentication, rate limit, error capture, one JSON log line). `layer(config)` serves it on a
+ * Node HTTP server and needs a `Pipeline`; the CLI and the tests start it with `startServer`.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { openApiDocument, type Pipeline } from "./CoreShim.ts"
+import { Cause, Effect, Layer } from "effect"
+import { HttpEffect, HttpRouter, type HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { randomUUID } from "node:crypto"
+import { createServer } from "node:http"
+import { ApiKeys, type ApiKeyStoreError } from "./ApiKeys.ts"
+import { badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
+import { parseRoute } from "./ParseRoute.ts"
+import { toResponse } from "./Reply.ts"
+import { isValidRequestId, RequestContext } from "./RequestContext.ts"
+import { writeRequestLog } from "./RequestLog.ts"
+import { scrapeRoute } from "./ScrapeRoute.ts"
+import { makeServerConfig, type ServerConfig } from "./ServerConfig.ts"
+import { ServerSettings } from "./ServerSettings.ts"
+
+/** Paths served, and which of them answer without a key. */
+const knownPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health"])
+const publicPaths = new Set(["/health", "/v2/openapi.json"])
+
+const healthRoute = Effect.sync(() => HttpServerResponse.jsonUnsafe({ status: "ok", success: true }))
+
+const openApiRoute = Effect.sync(() => HttpServerResponse.jsonUnsafe(openApiDocument()))
+
+/**
+ * Route handlers answer every expected failure themselves; this catches the unexpected (defects)
+ * so the client gets the contract's 500 body and the log line gets the cause.
+ */
+const guard = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.catchCause(handler, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    return RequestContext.useSync((context) => {
+      context.logFields.failure = Cause.pretty(cause).slice(0, 4000)
+      context.logFields.code = "UNKNOWN_ERROR"
+      return toResponse(unknownError(context.requestId))
+    })
+  })
+
+export const routes = HttpRouter.addAll([
+  HttpRouter.route("POST", "/v2/scrape", guard(scrapeRoute)),
+  HttpRouter.route("POST", "/v2/parse", guard(parseRoute)),
+  HttpRouter.route("GET", "/v2/openapi.json", guard(openApiRoute)),
+  HttpRouter.route("GET", "/health", healthRoute)
+])
+
+const pathOf = (url: string): string => {
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
+/**
+ * Bodiless error responses come from the HTTP layer itself (a known path with the wrong method,
+ * a failure outside any route); give them the contract's JSON shape too.
+ */
+const withContractBody = (
+  response: HttpServerResponse.HttpServerResponse,
+  method: string,
+  path: string,
+  requestId: string
+): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400 || response.body._tag !== "Empty") return response
+  if (response.status === 404 || response.status === 405) return toResponse(routeNotFound(method, path))
+  if (response.status >= 500) return toResponse(unknownError(requestId))
+  return toResponse(badRequest(`The request could not be processed (HTTP ${response.status})`))
+}
+
+/**
+ * Wraps every request: request id, authentication and rate limit before any route runs (so an
+ * unauthenticated upload is refused without being read), then one log line and the
+ * `x-request-id` header on whatever response goes out.
+ */
+const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function*() {
+    const started = performance.now()
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { config, rateLimiter } = yield* ServerSettings
+    const keys = yield* ApiKeys
+    const path = pathOf(request.url)
+    const suppliedId = request.headers["x-request-id"]
+    const requestId = isValidRequestId(suppliedId) ? suppliedId : randomUUID()
+    const context: RequestContext = { requestId, keyId: undefined, logFields: {} }
+
+    const finish = (response: HttpServerResponse.HttpServerResponse) => {
+      const final = withContractBody(response, request.method, path, requestId)
+      writeRequestLog(config.writeLog, {
+        requestId,
+        method: request.method,
+        path,
+        status: final.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        keyId: context.keyId,
+        ...context.logFields
+      })
+      return HttpServerResponse.setHeader(final, "x-request-id", requestId)
+    }
+
+    if (!knownPaths.has(path)) return finish(toResponse(routeNotFound(request.method, path)))
+    if (!publicPaths.has(path)) {
+      const auth = keys.verify(request.headers["authorization"])
+      if (auth._tag !== "Authorized") return finish(toResponse(unauthorized(auth._tag)))
+      context.keyId = auth.keyId
+      const decision = rateLimiter.take(auth.keyId)
+      if (!decision.allowed) {
+        return finish(toResponse(rateLimited(config.rateLimitPerMinute, decision.retryAfterSeconds), {
+          "retry-after": String(decision.retryAfterSeconds)
+        }))
+      }
+    }
+    // The app sends its own response; this hook is the last look at it before it goes out.
+    yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.sync(() => finish(response)))
+    return yield* app.pipe(Effect.provideService(RequestContext, context))
+  })
+
+/**
+ * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the
+ * `HttpServer` service's `address`). Closing the layer's scope stops accepting connections and
+ * lets requests in flight finish (graceful shutdown).
+ */
+export const layer = (
+  config: ServerConfig
+): Layer.Layer<HttpServer.HttpServer, ApiKeyStoreError | HttpServerError.ServeError, Pipeline> =>
+  HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, middleware }).pipe(
+    Layer.provideMerge(NodeHttpServer.layerServer(createServer, {
+      host: config.host,
+      port: config.port,
+      gracefulShutdownTimeout: "10 seconds"
+    })),
+    Layer.provide(ServerSettings.layer(config)),
+    Layer.provide(ApiKeys.layer(config))
+  )
+
+

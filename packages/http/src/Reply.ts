@@ -1,0 +1,22 @@
+/**
+ * Turns `ErrorReply` values and successful results into HTTP responses, and records the error
+ * code on the request's log line.
+ */
+import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { ErrorReply } from "./ErrorReply.ts"
+import { RequestContext } from "./RequestContext.ts"
+
+export const toResponse = (reply: ErrorReply, headers?: Record<string, string>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe(reply.body, { status: reply.status, headers })
+
+/** Like `toResponse`, and notes the code on the log line. */
+export const respondError = (reply: ErrorReply, headers?: Record<string, string>) =>
+  RequestContext.useSync((context) => {
+    const code = reply.body.code
+    if (typeof code === "string") context.logFields.code = code
+    return toResponse(reply, headers)
+  })
+
+export const respondData = (data: unknown): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe({ success: true, data })

@@ -1,0 +1,64 @@
+/**
+ * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), hands it
+ * to the pipeline, which validates it, and answers `{ success: true, data }` or the mapped error.
+ */
+import { Pipeline } from "./CoreShim.ts"
+import { ByteSize, Effect } from "effect"
+import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
+import { parseJsonText } from "./JsonText.ts"
+import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
+import { respondData, respondError } from "./Reply.ts"
+import { RequestContext } from "./RequestContext.ts"
+import { ServerSettings } from "./ServerSettings.ts"
+
+/** `application/json` and structured `+json` types, with any parameters. */
+const isJsonContentType = (header: string | undefined): boolean => {
+  const essence = (header ?? "").split(";")[0].trim().toLowerCase()
+  return essence === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(essence)
+}
+
+/** Whether the request asked for zero data retention (its URL must then stay out of logs). */
+const retainsNothing = (body: unknown): boolean =>
+  typeof body === "object" && body !== null &&
+  ((body as Record<string, unknown>).zeroDataRetention === true || (body as Record<string, unknown>).lockdown === true)
+
+export const scrapeRoute = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { config } = yield* ServerSettings
+  const context = yield* RequestContext
+  const pipeline = yield* Pipeline
+
+  if (!isJsonContentType(request.headers["content-type"])) {
+    return yield* respondError(badRequest("The request body must be JSON, sent with Content-Type: application/json"))
+  }
+  const declared = Number(request.headers["content-length"] ?? "0")
+  if (declared > config.maxJsonBytes) {
+    return yield* respondError(payloadTooLarge("The request body", config.maxJsonBytes), { connection: "close" })
+  }
+  const text = yield* request.text.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxJsonBytes)),
+    Effect.map((text) => ({ _tag: "Read" as const, text })),
+    Effect.catch((error) =>
+      Effect.succeed({
+        _tag: "Failed" as const,
+        tooLarge: error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+      })
+    )
+  )
+  if (text._tag === "Failed") {
+    return yield* respondError(
+      text.tooLarge ? payloadTooLarge("The request body", config.maxJsonBytes) : badRequest("The request body could not be read"),
+      { connection: "close" }
+    )
+  }
+  const parsed = parseJsonText(text.text)
+  if (!parsed.ok) return yield* respondError(badRequest(`The request body is not valid JSON: ${parsed.message}`))
+  const body = parsed.value
+  if (!retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
+    context.logFields.target = (body as { url: string }).url
+  }
+  return yield* pipeline.scrape(body).pipe(
+    Effect.map(respondData),
+    Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
+  )
+})

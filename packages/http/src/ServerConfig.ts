@@ -1,0 +1,72 @@
+/**
+ * Everything the HTTP adapter can be told: where to listen, which keys to accept, where to keep
+ * its data, and the limits it enforces. `fromEnv` reads the documented environment variables so
+ * that `npm start`, the CLI and the tests configure the server the same way.
+ */
+
+export interface ServerConfig {
+  /** Interface to bind. */
+  readonly host: string
+  /** Port to bind; 0 picks a free one. */
+  readonly port: number
+  /** Keys from `STRATA_API_KEYS`; when empty, a key is created (once) under `dataDir`. */
+  readonly apiKeys: ReadonlyArray<string>
+  /** Folder for the generated key file (`api-keys.json`). */
+  readonly dataDir: string
+  /** Requests per minute per API key; 0 turns rate limiting off. */
+  readonly rateLimitPerMinute: number
+  /** Largest accepted JSON body (bytes). */
+  readonly maxJsonBytes: number
+  /** Largest accepted uploaded file for /v2/parse (bytes). */
+  readonly maxUploadBytes: number
+  /** Where one JSON line per request goes. */
+  readonly writeLog: (line: string) => void
+  /** Told the freshly created key, the one time it exists in clear. */
+  readonly announceKey: (key: string, file: string) => void
+}
+
+export const defaultMaxJsonBytes = 10 * 1024 * 1024
+export const defaultMaxUploadBytes = 50 * 1024 * 1024
+
+const defaults: ServerConfig = {
+  host: "127.0.0.1",
+  port: 3002,
+  apiKeys: [],
+  dataDir: "./data",
+  rateLimitPerMinute: 0,
+  maxJsonBytes: defaultMaxJsonBytes,
+  maxUploadBytes: defaultMaxUploadBytes,
+  writeLog: (line) => process.stdout.write(line + "\n"),
+  announceKey: (key, file) =>
+    process.stdout.write(
+      `Created an API key (stored hashed in ${file}; it is shown only this once):\n\n  ${key}\n\n` +
+        `Send it as "Authorization: Bearer <key>". Set STRATA_API_KEYS to use your own keys instead.\n`
+    )
+}
+
+/** Fills in defaults for what the caller leaves out. */
+export const makeServerConfig = (options: Partial<ServerConfig> = {}): ServerConfig => ({ ...defaults, ...options })
+
+const parseNumber = (name: string, value: string | undefined, fallback: number): number => {
+  if (value === undefined || value.trim() === "") return fallback
+  const n = Number(value)
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${value}"`)
+  return n
+}
+
+/**
+ * Reads HOST, PORT, STRATA_API_KEYS (comma-separated), STRATA_DATA_DIR and STRATA_RATE_LIMIT
+ * (requests per minute per key; unset or 0 = off). `overrides` win over the environment.
+ */
+export const serverConfigFromEnv = (
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<ServerConfig> = {}
+): ServerConfig =>
+  makeServerConfig({
+    host: env.HOST?.trim() || defaults.host,
+    port: parseNumber("PORT", env.PORT, defaults.port),
+    apiKeys: (env.STRATA_API_KEYS ?? "").split(",").map((key) => key.trim()).filter((key) => key.length > 0),
+    dataDir: env.STRATA_DATA_DIR?.trim() || defaults.dataDir,
+    rateLimitPerMinute: parseNumber("STRATA_RATE_LIMIT", env.STRATA_RATE_LIMIT, 0),
+    ...overrides
+  })

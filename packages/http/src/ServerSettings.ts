@@ -1,0 +1,16 @@
+/**
+ * The resolved server configuration and the rate limiter, as a service the middleware and the
+ * route handlers read.
+ */
+import { Context, Layer } from "effect"
+import { makeRateLimiter, type RateLimiter } from "./RateLimiter.ts"
+import type { ServerConfig } from "./ServerConfig.ts"
+
+export class ServerSettings extends Context.Service<ServerSettings, {
+  readonly config: ServerConfig
+  readonly rateLimiter: RateLimiter
+}>()("@strata/http/ServerSettings") {
+  static readonly layer = (config: ServerConfig) =>
+    Layer.sync(ServerSettings, () =>
+      ServerSettings.of({ config, rateLimiter: makeRateLimiter(config.rateLimitPerMinute) }))
+}

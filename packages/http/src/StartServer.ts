@@ -1,0 +1,67 @@
+/**
+ * Promise-style entry points around `layer`: `startServer` (tests, embedding: returns the bound
+ * URL and a `close`) and `serveFromEnv` (`npm start`, `strata serve`: configured from the
+ * environment, runs until SIGINT/SIGTERM, then stops accepting and lets requests in flight end).
+ */
+import type { Pipeline } from "./CoreShim.ts"
+import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { layer } from "./HttpAdapter.ts"
+import { makeServerConfig, type ServerConfig, serverConfigFromEnv } from "./ServerConfig.ts"
+
+export interface RunningServer {
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string
+  readonly port: number
+  /** Stops accepting connections and waits for requests in flight. */
+  readonly close: () => Promise<void>
+}
+
+const toUrl = (address: HttpServer.HttpServer["Service"]["address"]) => {
+  const url = new URL(HttpServer.formatAddress(address))
+  return { url: url.origin, port: Number(url.port) }
+}
+
+/** Starts the server with the given pipeline; `config` overrides the defaults (not the environment). */
+export const startServer = async <E>(options: {
+  readonly pipeline: Layer.Layer<Pipeline, E>
+  readonly config?: Partial<ServerConfig> | undefined
+}): Promise<RunningServer> => {
+  const config = makeServerConfig(options.config)
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(
+    Layer.buildWithScope(layer(config).pipe(Layer.provide(options.pipeline)), scope)
+  )
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  const { url, port } = toUrl(Context.get(exit.value, HttpServer.HttpServer).address)
+  let closed: Promise<void> | undefined
+  return {
+    url,
+    port,
+    close: () => (closed ??= Effect.runPromise(Scope.close(scope, Exit.void)))
+  }
+}
+
+/**
+ * Serves with the full pipeline, configured from HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR
+ * and STRATA_RATE_LIMIT. Resolves once a signal has stopped the server.
+ */
+export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}): Promise<void> => {
+  const { StrataLive } = await import("strata")
+  const config = serverConfigFromEnv(process.env, overrides)
+  const server = await startServer({ pipeline: StrataLive, config })
+  process.stdout.write(`Strata listening on ${server.url} (POST /v2/scrape, POST /v2/parse, GET /health)\n`)
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop)
+      process.off("SIGTERM", stop)
+      process.stdout.write(`Received ${signal}; finishing requests in flight\n`)
+      server.close().then(resolve, resolve)
+    }
+    process.on("SIGINT", stop)
+    process.on("SIGTERM", stop)
+  })
+}

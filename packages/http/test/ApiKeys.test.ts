@@ -1,0 +1,105 @@
+/**
+ * Authentication on a real server: missing, wrong and right keys; STRATA_API_KEYS; the generated
+ * key file (created once with mode 0600, announced once, reused by later starts).
+ */
+import { Effect, Layer } from "effect"
+import { readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { generateApiKey, serverConfigFromEnv } from "../src/index.ts"
+import { Pipeline } from "../src/CoreShim.ts"
+import { startTestServer, tempDir } from "./support.ts"
+
+const echo = Layer.succeed(Pipeline, Pipeline.of({
+  scrape: (request) => Effect.succeed({ markdown: "ok", metadata: { sourceURL: (request as { url: string }).url } }),
+  parse: (file) => Effect.succeed({ markdown: "ok", metadata: { sourceURL: file.fileName } })
+}))
+
+const scrapeWith = (url: string, authorization?: string) =>
+  fetch(`${url}/v2/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(authorization === undefined ? {} : { authorization }) },
+    body: JSON.stringify({ url: "https://example.com" })
+  })
+
+describe("bearer keys from STRATA_API_KEYS", () => {
+  it("accepts each configured key and refuses missing or wrong ones with 401", async () => {
+    const config = serverConfigFromEnv({ STRATA_API_KEYS: " alpha-key , beta-key,," }, { port: 0 })
+    expect(config.apiKeys).toEqual(["alpha-key", "beta-key"])
+    const server = await startTestServer(echo, { apiKeys: config.apiKeys })
+    try {
+      expect((await scrapeWith(server.url, "Bearer alpha-key")).status).toBe(200)
+      expect((await scrapeWith(server.url, "bearer beta-key")).status).toBe(200)
+
+      const missing = await scrapeWith(server.url)
+      expect(missing.status).toBe(401)
+      const missingBody = await missing.json()
+      expect(missingBody).toEqual({ success: false, error: expect.stringMatching(/^Unauthorized/) })
+
+      for (const wrong of ["Bearer alpha-ke", "Bearer alpha-key2", "Basic alpha-key", "alpha-key", "Bearer ", "Bearer a b"]) {
+        const response = await scrapeWith(server.url, wrong)
+        expect(response.status, wrong).toBe(401)
+        const body = await response.json()
+        expect(body.success).toBe(false)
+        expect(body.error).toMatch(/^Unauthorized/)
+      }
+      // No key was written to disk and none was announced: the environment's keys are the keys.
+      expect(server.announced).toEqual([])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("refuses an unauthenticated upload without reading it", async () => {
+    const server = await startTestServer(echo, { apiKeys: ["k"] })
+    try {
+      const form = new FormData()
+      form.append("file", new Blob([new Uint8Array(1024 * 1024)]), "big.pdf")
+      const response = await fetch(`${server.url}/v2/parse`, { method: "POST", body: form })
+      expect(response.status).toBe(401)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe("generated key file", () => {
+  it("creates one key on first start, announces it once, and reuses it later", async () => {
+    const dataDir = join(tempDir(), "nested", "data")
+    const first = await startTestServer(echo, { dataDir, apiKeys: [] })
+    let key: string
+    try {
+      expect(first.announced).toHaveLength(1)
+      key = first.announced[0]
+      expect(key).toMatch(/^sk-strata-[A-Za-z0-9_-]{43}$/)
+      const file = join(dataDir, "api-keys.json")
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      const stored = readFileSync(file, "utf8")
+      // Only a hash is stored: the clear key exists in the announcement alone.
+      expect(stored).not.toContain(key)
+      expect(JSON.parse(stored).keys).toHaveLength(1)
+      expect((await scrapeWith(first.url, `Bearer ${key}`)).status).toBe(200)
+      expect((await scrapeWith(first.url, `Bearer ${generateApiKey()}`)).status).toBe(401)
+    } finally {
+      await first.close()
+    }
+    const before = readFileSync(join(dataDir, "api-keys.json"), "utf8")
+    const second = await startTestServer(echo, { dataDir, apiKeys: [] })
+    try {
+      expect(second.announced).toEqual([])
+      expect(readFileSync(join(dataDir, "api-keys.json"), "utf8")).toBe(before)
+      expect((await scrapeWith(second.url, `Bearer ${key}`)).status).toBe(200)
+    } finally {
+      await second.close()
+    }
+  })
+
+  it("refuses to start on a corrupt key file rather than minting a new key", async () => {
+    const dataDir = tempDir()
+    writeFileSync(join(dataDir, "api-keys.json"), "{ not json", { mode: 0o600 })
+    await expect(startTestServer(echo, { dataDir, apiKeys: [] })).rejects.toMatchObject({
+      _tag: "ApiKeyStoreError",
+      message: expect.stringMatching(/not valid/)
+    })
+  })
+})

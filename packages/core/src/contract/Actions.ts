@@ -17,13 +17,15 @@ export const WaitAction = Schema.Struct({
   type: Schema.Literal("wait"),
   milliseconds: Schema.optionalKey(IntAtLeast(1)),
   selector: Schema.optionalKey(Schema.String)
+}).annotate({
+  description: "Waits `milliseconds` (>= 1), or until an element matching `selector` appears; exactly one of the two."
 }).check(
   Schema.makeFilter((a: { readonly milliseconds?: number; readonly selector?: string }) =>
     (a.milliseconds === undefined) === (a.selector === undefined)
       ? "wait takes exactly one of `milliseconds` (integer >= 1) or `selector` (CSS selector)"
       : undefined
   )
-).annotate({ identifier: "WaitAction", description: "Waits a number of milliseconds, or until an element matching `selector` appears." })
+).annotate({ identifier: "WaitAction" })
 
 export const ScreenshotAction = Schema.Struct({
   type: Schema.Literal("screenshot"),
@@ -70,7 +72,7 @@ export const PdfAction = Schema.Struct({
   format: Schema.optionalKey(Schema.Literals(PdfPaperFormats).annotate({ default: "Letter" })),
   landscape: Schema.optionalKey(Schema.Boolean.annotate({ default: false })),
   // Browsers print at scales 0.1..2; anything else would fail later, so say so now.
-  scale: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 2 })).annotate({ default: 1 }))
+  scale: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0.1, maximum: 2 })).annotate({ default: 1 }))
 }).annotate({ identifier: "PdfAction" })
 
 export const ActionTypes = ["wait", "screenshot", "click", "write", "press", "scroll", "scrape", "executeJavascript", "pdf"] as const

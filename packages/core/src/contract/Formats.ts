@@ -53,7 +53,7 @@ export const JsonFormat = Schema.Struct({
   schema: Schema.optionalKey(JsonObject.annotate({ description: "JSON Schema of the data to extract." })),
   prompt: Schema.optionalKey(Schema.String),
   checkPromptInjection: Schema.optionalKey(Schema.Boolean)
-}).check(
+}).annotate({ description: "Structured extraction; needs `schema`, `prompt`, or both." }).check(
   Schema.makeFilter((f: { readonly schema?: unknown; readonly prompt?: string }) =>
     f.schema === undefined && f.prompt === undefined ? "the json format needs a `schema`, a `prompt`, or both" : undefined
   )

@@ -43,8 +43,9 @@ export const normalizeHttpUrl = (input: string): string | undefined => {
 }
 
 /** A string that is an http or https URL (scheme optional, http assumed). */
-export const HttpUrl = Schema.String.check(
-  Schema.makeFilter((s: string) =>
-    normalizeHttpUrl(s) === undefined ? "Expected an http or https URL" : undefined
-  )
-).annotate({ format: "uri", description: "Absolute http or https URL." })
+export const HttpUrl = Schema.String.annotate({
+  format: "uri",
+  description: "Absolute http or https URL (a bare host is read as http)."
+}).check(
+  Schema.makeFilter((s: string) => (normalizeHttpUrl(s) === undefined ? "Expected an http or https URL" : undefined))
+)

@@ -35,7 +35,7 @@ export interface ResolvedRedactPII {
 }
 
 /** Options common to scrape and parse, defaults applied. */
-export type ContentOptions = {
+export type CommonOptions = {
   readonly formats: ReadonlyArray<Format>
   readonly headers?: Readonly<Record<string, string>>
   readonly includeTags?: ReadonlyArray<string>
@@ -60,7 +60,7 @@ export type ContentOptions = {
 }
 
 /** Every ScrapeOptions field of the contract, defaults applied. */
-export type ScrapeOptions = ContentOptions & {
+export type ScrapeOptions = CommonOptions & {
   /** Present only when the request had `actions` (then `data.actions` is returned). */
   readonly actions?: ReadonlyArray<ResolvedAction>
   readonly location?: { readonly country: string; readonly languages?: ReadonlyArray<string> }
@@ -97,7 +97,7 @@ export type CatalogRequest = {
 export type ScrapeBody = ScrapeRequest | CatalogRequest
 
 /** The /v2/parse options, defaults applied. */
-export type ParseOptions = ContentOptions & {
+export type ParseOptions = CommonOptions & {
   readonly proxy: "basic" | "auto"
 }
 
@@ -123,7 +123,7 @@ const resolveRedactPII = (input: ScrapeRequestBody["redactPII"]): ResolvedRedact
 const compact = <A extends object>(value: A): A =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as A
 
-const resolveContentOptions = (body: ParseOptionsBody | ScrapeRequestBody): ContentOptions =>
+const resolveContentOptions = (body: ParseOptionsBody | ScrapeRequestBody): CommonOptions =>
   compact({
     formats: body.formats === undefined ? defaultFormats : body.formats.map((f) => normalizeFormat(f as string | { readonly type: string })),
     headers: body.headers,

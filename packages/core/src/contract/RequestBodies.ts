@@ -92,10 +92,11 @@ const sharedOptionFields = {
 
 /** Every ScrapeOptions field, plus the request-level keys of a URL scrape. */
 export const ScrapeRequestBody = Schema.Struct({
-  url: Schema.optionalKey(HttpUrl.annotate({ description: "Target page. Required unless `catalog` is given." })),
+  // Required unless `catalog` is given (checked by the decoder).
+  url: Schema.optionalKey(HttpUrl),
   catalog: Schema.optionalKey(CatalogInput),
   // The official SDK's name for `catalog`.
-  alexandria: Schema.optionalKey(CatalogInput.annotate({ deprecated: true, description: "Alias of `catalog`." })),
+  alexandria: Schema.optionalKey(CatalogInput),
   toolDetail: Schema.optionalKey(Schema.Literals(["compact", "summary", "full"]).annotate({ default: "summary" })),
   ...sharedOptionFields,
   actions: Schema.optionalKey(Schema.Array(Action)),

@@ -1,0 +1,134 @@
+/**
+ * The tesseract.js engine, fully offline: the wasm core is loaded from the local
+ * tesseract.js-core package (its Node adapter requires it, never fetching `corePath`), the
+ * English LSTM weights from the local `@tesseract.js-data/eng` package (gzipped
+ * `<variant>/eng.traineddata.gz`), and the language cache goes to a private temp dir.
+ * One tesseract worker is created per engine and reused for every page.
+ */
+import { Effect, Layer, Semaphore } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { createWorker, OEM, PSM } from "tesseract.js"
+import type { Worker } from "tesseract.js"
+import { OcrEngine, OcrEngineUnavailable, OcrError } from "@strata/core"
+import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@strata/core"
+import { binarise } from "./ImageOps.ts"
+import { encodePgm, engineFailed, lineConfidence, prepare, withinDeadline } from "./Prepare.ts"
+
+export interface TesseractOptions {
+  /** `best_int` (4.0.0_best_int: more accurate) or `fast` (4.0.0: the smaller integer model). */
+  readonly variant?: "best_int" | "fast" | undefined
+  /** Otsu binarisation before recognition; on by default (it helps on noisy scans, costs ~nothing). */
+  readonly binarise?: boolean | undefined
+}
+
+const ENGINE = "tesseract"
+
+const require = createRequire(import.meta.url)
+
+/** The local traineddata folder; throws if the data package is missing. */
+export const tesseractLangPath = (variant: "best_int" | "fast"): string =>
+  join(dirname(require.resolve("@tesseract.js-data/eng/package.json")), variant === "best_int" ? "4.0.0_best_int" : "4.0.0")
+
+const startWorker = async (variant: "best_int" | "fast", cachePath: string): Promise<Worker> => {
+  const worker = await createWorker("eng", OEM.LSTM_ONLY, {
+    langPath: tesseractLangPath(variant),
+    gzip: true,
+    cachePath,
+    // The local file is the source of truth; a cache copy would only cost disk.
+    cacheMethod: "none",
+    // Ignored by the Node adapter (it requires tesseract.js-core), set so nothing can point at a CDN.
+    corePath: dirname(require.resolve("tesseract.js-core/package.json")),
+    errorHandler: () => undefined
+  })
+  await worker.setParameters({
+    tessedit_pageseg_mode: PSM.AUTO,
+    preserve_interword_spaces: "0"
+  })
+  return worker
+}
+
+/** Converts tesseract's block tree (confidences 0..100) into lines of words. */
+const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
+  const lines: Array<OcrLine> = []
+  for (const block of blocks ?? []) {
+    for (const para of block.paragraphs ?? []) {
+      for (const line of para.lines ?? []) {
+        const words: Array<OcrWord> = []
+        for (const w of line.words ?? []) {
+          const text = String(w.text ?? "").trim()
+          if (text === "") continue
+          words.push({ text, bbox: [w.bbox.x0, w.bbox.y0, w.bbox.x1, w.bbox.y1], confidence: clamp01(w.confidence / 100) })
+        }
+        if (words.length === 0) continue
+        lines.push({
+          text: words.map((w) => w.text).join(" "),
+          bbox: [line.bbox.x0, line.bbox.y0, line.bbox.x1, line.bbox.y1],
+          confidence: lineConfidence(words),
+          words
+        })
+      }
+    }
+  }
+  return lines
+}
+
+const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0)
+
+/** Builds the engine; the worker lives until the surrounding scope closes. */
+export const make = Effect.fn("TesseractEngine.make")(function*(options: TesseractOptions = {}) {
+  const variant = options.variant ?? "best_int"
+  const cachePath = mkdtempSync(join(tmpdir(), "strata-tesseract-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(cachePath, { recursive: true, force: true })))
+  let worker: Worker | undefined = yield* Effect.tryPromise({
+    try: () => startWorker(variant, cachePath),
+    catch: (cause) =>
+      new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not start: ${String(cause)}` }) })
+  })
+  yield* Effect.addFinalizer(() => Effect.promise(async () => void (await worker?.terminate().catch(() => undefined))))
+  // A tesseract worker runs one job at a time; queueing here keeps deadlines per call honest.
+  const lock = Semaphore.makeUnsafe(1)
+
+  const ensureWorker = Effect.tryPromise({
+    try: async () => (worker ??= await startWorker(variant, cachePath)),
+    catch: (cause) =>
+      new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not restart: ${String(cause)}` }) })
+  })
+
+  const recognize = Effect.fn("TesseractEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
+    const { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
+    const input = options.binarise === false ? gray : binarise(gray)
+    const run = Effect.gen(function*() {
+      const w = yield* ensureWorker
+      const result = yield* Effect.tryPromise({
+        try: () => w.recognize(Buffer.from(encodePgm(input)), {}, { blocks: true, text: false }),
+        catch: engineFailed(ENGINE)
+      })
+      return result.data.blocks
+    })
+    const blocks = yield* lock.withPermits(1)(
+      withinDeadline(ENGINE, run, recognizeOptions?.deadline, () => {
+        // The wasm job cannot be interrupted: drop the worker so the next page gets a fresh one.
+        const stale = worker
+        worker = undefined
+        void stale?.terminate().catch(() => undefined)
+      })
+    )
+    const out: OcrResult = {
+      engine: ENGINE,
+      width: gray.width,
+      height: gray.height,
+      lines: toLines(blocks),
+      rotation: orientation.rotation,
+      skew: orientation.skew
+    }
+    return out
+  })
+
+  return OcrEngine.of({ name: ENGINE, preferredDpi: 300, recognize })
+})
+
+export const layer = (options: TesseractOptions = {}): Layer.Layer<OcrEngine, OcrError> =>
+  Layer.effect(OcrEngine, make(options))

@@ -30,7 +30,13 @@ export interface UploadLimits {
 
 const maxOptionsBytes = 1024 * 1024
 
-/** Reads a stream fully, failing past `limit` bytes (the parser caps parts too; this is the backstop). */
+/**
+ * The parser counts a part's headers into its size; this much room for them keeps a file of
+ * exactly the limit acceptable. `collect` then holds the file itself to the exact limit.
+ */
+const partHeaderAllowance = 64 * 1024
+
+/** Reads a part fully, failing past `limit` bytes of content (the parser already stopped it near there). */
 const collect = (content: Stream.Stream<Uint8Array, Multipart.MultipartError>, limit: number) =>
   Stream.runFold(
     content,
@@ -94,7 +100,7 @@ export const readUpload = (
     return Stream.runDrain(part.content)
   }
   return Stream.runForEach(request.multipartStream, onPart).pipe(
-    Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(limits.maxFileBytes)),
+    Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(limits.maxFileBytes + partHeaderAllowance)),
     Effect.provideService(Multipart.MaxFieldSize, ByteSize.bytes(maxOptionsBytes)),
     Effect.provideService(Multipart.MaxParts, 16),
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxFileBytes + limits.overheadBytes)),

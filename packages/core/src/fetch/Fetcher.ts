@@ -16,7 +16,7 @@ import { FetchFailed, InvalidRequest, ScrapeError, scrapeError, TimedOut, UrlBlo
 import { fetchFailure } from "./FetchFailure.ts"
 import { exchange, type ExchangeResult } from "./HttpExchange.ts"
 import { RedirectCookies } from "./RedirectCookies.ts"
-import { headersForRedirect, mergeRequestHeaders } from "./RequestHeaders.ts"
+import { headersForRedirect, invalidHeaders, mergeRequestHeaders } from "./RequestHeaders.ts"
 import { blockedLiteral, makeGuardedLookup } from "./SafeLookup.ts"
 
 export interface FetchOptions {
@@ -121,6 +121,13 @@ export const makeFetcher = (config: FetcherConfig): Effect.Effect<FetcherService
     const fetch = (rawUrl: string, options: FetchOptions): Effect.Effect<FetchResponse, ScrapeError> =>
       Effect.gen(function*() {
         let url = yield* parseTarget(rawUrl)
+        const invalid = invalidHeaders(options.headers)
+        if (invalid.length > 0) {
+          return yield* Effect.fail(scrapeError(new InvalidRequest({
+            message: `Invalid headers: ${invalid.map((h) => h.name).join(", ")}`,
+            details: invalid.map((h) => ({ path: ["headers", h.name], message: h.message }))
+          })))
+        }
         const allowPrivate = options.allowPrivate ?? config.allowPrivate
         let headers = mergeRequestHeaders(options.headers)
         const cookies = new RedirectCookies()

@@ -80,13 +80,30 @@ const openResponse = (request: ExchangeRequest): Promise<IncomingMessage> =>
       if (isIP(host) === 0) options.servername = host
     }
     const outgoing = (secure ? https : http).request(options, resolve)
-    outgoing.once("error", reject)
+    outgoing.once("error", (error: Error & { reusedSocket?: boolean }) => {
+      error.reusedSocket = outgoing.reusedSocket
+      reject(error)
+    })
     outgoing.end()
   })
 
+/**
+ * A keep-alive socket the server closed while it sat in the pool fails on first use with a
+ * reset; the request never reached the server, so a GET is retried once on a fresh socket.
+ */
+const openWithRetry = async (request: ExchangeRequest): Promise<IncomingMessage> => {
+  try {
+    return await openResponse(request)
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { reusedSocket?: boolean }
+    if (e.reusedSocket === true && (e.code === "ECONNRESET" || e.code === "EPIPE") && !request.signal.aborted) return openResponse(request)
+    throw error
+  }
+}
+
 /** Performs one GET and, unless it is a redirect, reads the body under the size cap. */
 export const exchange = async (request: ExchangeRequest): Promise<ExchangeResult> => {
-  const response = await openResponse(request)
+  const response = await openWithRetry(request)
   const status = response.statusCode ?? 0
   const setCookie = response.headers["set-cookie"] ?? []
   const location = response.headers.location

@@ -13,7 +13,15 @@ export const defaultRequestHeaders: Readonly<Record<string, string>> = {
   accept: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
   "accept-language": "en-US,en;q=0.9",
   "accept-encoding": "gzip, deflate, br, zstd",
-  "upgrade-insecure-requests": "1"
+  "upgrade-insecure-requests": "1",
+  // Bot walls compare these with the User-Agent: a Chrome UA without them stands out.
+  "sec-ch-ua": '"Not)A;Brand";v="8", "Chromium";v="138", "Google Chrome";v="138"',
+  "sec-ch-ua-mobile": "?0",
+  "sec-ch-ua-platform": '"Windows"',
+  "sec-fetch-dest": "document",
+  "sec-fetch-mode": "navigate",
+  "sec-fetch-site": "none",
+  "sec-fetch-user": "?1"
 }
 
 /** Hop-by-hop and framing headers: the HTTP client owns these. */
@@ -33,15 +41,27 @@ const parentDomain = (host: string): string | undefined => {
 export const sameSite = (a: string, b: string): boolean =>
   a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`) || (parentDomain(a) !== undefined && parentDomain(a) === parentDomain(b))
 
-/** Defaults merged with the caller's headers; keys are lower-case. */
+const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+// Field values: visible ASCII, spaces, tabs and obs-text; no line breaks (they would split the request).
+const valuePattern = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/** The caller's headers that cannot be sent as given: a name that is no HTTP token, or a value with control or non-Latin-1 characters. */
+export const invalidHeaders = (custom: Readonly<Record<string, string>> | undefined): Array<{ readonly name: string; readonly message: string }> =>
+  Object.entries(custom ?? {}).flatMap(([name, value]) =>
+    !tokenPattern.test(name.trim())
+      ? [{ name, message: "Header name is not a valid HTTP token" }]
+      : typeof value !== "string" || !valuePattern.test(value)
+      ? [{ name, message: "Header value contains characters HTTP cannot carry (line breaks, control characters or characters beyond Latin-1)" }]
+      : []
+  )
+
+/** Defaults merged with the caller's headers; keys are lower-case. Invalid headers are the caller's to reject first (`invalidHeaders`). */
 export const mergeRequestHeaders = (custom: Readonly<Record<string, string>> | undefined): Record<string, string> => {
   const merged: Record<string, string> = { ...defaultRequestHeaders }
   for (const [name, value] of Object.entries(custom ?? {})) {
     const key = name.trim().toLowerCase()
-    if (key === "" || reserved.has(key)) continue
-    // A header value with a line break would split the request; refuse it silently like fetch() drops it.
-    if (/[\r\n\0]/.test(value)) continue
-    merged[key] = value
+    if (reserved.has(key) || !tokenPattern.test(key) || !valuePattern.test(value)) continue
+    merged[key] = value.trim()
   }
   return merged
 }

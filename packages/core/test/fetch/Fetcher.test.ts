@@ -1,6 +1,8 @@
 /** The fetcher against real local servers: headers, redirects, status as data, timeouts, size caps, content encodings, TLS. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
+import type { Socket } from "node:net"
+import { Fetcher } from "../../src/fetch/Fetcher.ts"
 import zlib from "node:zlib"
 import { closedPort, startServer } from "./TestServer.ts"
 import { failureOf, fetchWith, open, text } from "./FetchHarness.ts"
@@ -35,6 +37,43 @@ describe("Fetcher", () => {
       assert.match(String(sent["accept-encoding"]), /gzip.*br.*zstd/)
       yield* fetchWith(open, `${server.origin}/`)
       assert.match(String(server.requests[1].headers["user-agent"]), /Mozilla\/5\.0 .*Chrome\//)
+    }))
+
+  it.live("rejects headers HTTP cannot carry as an invalid request", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer((_req, res) => res.end("ok"))
+      for (const headers of [{ "x-evil": "a\r\nInjected: yes" }, { "bad name": "v" }, { "x-emoji": "\u{1F600}" }]) {
+        const reason = yield* failureOf(open, `${server.origin}/`, { headers })
+        assert.strictEqual(reason._tag, "InvalidRequest")
+        assert.deepStrictEqual(reason._tag === "InvalidRequest" && reason.details[0].path, ["headers", Object.keys(headers)[0]])
+      }
+      assert.strictEqual(server.connections(), 0)
+    }))
+
+  it.live("reuses keep-alive connections and retries once when a pooled socket was dropped", () =>
+    Effect.gen(function*() {
+      const seen = new Map<Socket, number>()
+      let dropped = 0
+      const server = yield* startServer((req, res) => {
+        const count = (seen.get(req.socket) ?? 0) + 1
+        seen.set(req.socket, count)
+        // The second request on a connection finds it closed, as after a server's idle timeout.
+        if (count === 2 && dropped === 0) {
+          dropped++
+          return req.socket.destroy()
+        }
+        res.end(`n${server.requests.length}`)
+      })
+      const [first, second, third] = yield* Effect.gen(function*() {
+        const fetcher = yield* Fetcher
+        const get = fetcher.fetch(`${server.origin}/`, { deadline: Date.now() + 5000, skipTlsVerification: true })
+        return [yield* get, yield* get, yield* get]
+      }).pipe(Effect.provide(Fetcher.layerWith(open)))
+      assert.strictEqual(text(first.body), "n1")
+      assert.strictEqual(text(second.body), "n3")
+      assert.strictEqual(text(third.body), "n4")
+      assert.strictEqual(dropped, 1)
+      assert.strictEqual(server.connections(), 2)
     }))
 
   it.live("returns a non-2xx status as data, with its body", () =>

@@ -42,7 +42,8 @@ describe("Fetcher", () => {
   it.live("rejects headers HTTP cannot carry as an invalid request", () =>
     Effect.gen(function*() {
       const server = yield* startServer((_req, res) => res.end("ok"))
-      for (const headers of [{ "x-evil": "a\r\nInjected: yes" }, { "bad name": "v" }, { "x-emoji": "\u{1F600}" }]) {
+      const cases: Array<Record<string, string>> = [{ "x-evil": "a\r\nInjected: yes" }, { "bad name": "v" }, { "x-emoji": "\u{1F600}" }]
+      for (const headers of cases) {
         const reason = yield* failureOf(open, `${server.origin}/`, { headers })
         assert.strictEqual(reason._tag, "InvalidRequest")
         assert.deepStrictEqual(reason._tag === "InvalidRequest" && reason.details[0].path, ["headers", Object.keys(headers)[0]])

@@ -1,0 +1,96 @@
+/**
+ * A layout block's markdown fragment: lines joined into whole paragraphs (end-of-line hyphens
+ * repaired, ligatures expanded), headings with their `#`s, list items with a marker and
+ * indentation, monospace blocks fenced with their indentation kept, tables as GFM or HTML.
+ */
+import type { LayoutBlock } from "./LayoutBlock.ts"
+import { LIST_MARKER } from "./Paragraphs.ts"
+import { tableMarkdown } from "./TableGrid.ts"
+
+const LIGATURES = /[\ufb00-\ufb06]/g
+
+/** NFKC for the ligature code points only: the rest of the text keeps its exact characters. */
+export const expandLigatures = (text: string) => text.replace(LIGATURES, (ch) => ch.normalize("NFKC"))
+
+/** First words that form hyphenated compounds ("well-known", "self-evident"): their line-end hyphen stays. */
+const COMPOUND_HEADS = new Set([
+  "well", "self", "ill", "ex", "non", "all", "half", "cross", "long", "short", "high", "low", "full", "so", "far",
+  "world", "state", "co", "anti", "semi", "multi", "cross", "open", "real", "end", "user", "time", "data", "case"
+])
+
+/** Joins the lines of a paragraph; a line-end hyphen before a lowercase letter is a broken word. */
+export const joinLines = (texts: ReadonlyArray<string>): string => {
+  let out = ""
+  for (const raw of texts) {
+    const text = raw.trim()
+    if (text.length === 0) continue
+    if (out.length === 0) {
+      out = text
+      continue
+    }
+    if (out.endsWith("\u00ad")) {
+      out = out.slice(0, -1) + text
+    } else if (/\p{L}[-\u2010]$/u.test(out) && /^\p{L}/u.test(text)) {
+      // A broken word loses its hyphen; a compound broken at its own hyphen keeps it.
+      const word = /[\p{L}\p{N}-]*$/u.exec(out.slice(0, -1))?.[0] ?? ""
+      const compound = /^\p{Lu}/u.test(text) || word.includes("-") || COMPOUND_HEADS.has(word.toLowerCase())
+      out = compound ? out + text : out.slice(0, -1) + text
+    } else {
+      out += " " + text
+    }
+  }
+  return out
+}
+
+/** Escapes what would turn a paragraph into other markdown at its start. */
+const escapeStart = (text: string) =>
+  text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|={3,}|-{3,}|`{3,}|~{3,})/, "\\$1")
+
+// Text is kept as the PDF has it (no HTML escaping): markdown consumers read it as prose.
+const escapeInline = (text: string) => text
+
+const plain = (block: LayoutBlock) => expandLigatures(joinLines(block.lines.map((l) => l.text)))
+
+/** Code keeps its lines and their indentation (x offsets to spaces at the monospace advance). */
+const code = (block: LayoutBlock): string => {
+  const left = block.x0
+  const lines = [...block.lines].sort((a, b) => a.top - b.top || a.x0 - b.x0)
+  const body: Array<string> = []
+  let lastRow = -1
+  for (const line of lines) {
+    const advance = line.size * 0.6
+    const indent = " ".repeat(Math.max(0, Math.min(40, Math.round((line.x0 - left) / advance))))
+    if (line.row === lastRow && body.length > 0) body[body.length - 1] += " " + line.text
+    else body.push(indent + line.text)
+    lastRow = line.row
+  }
+  const text = body.join("\n").replace(/\s+$/, "")
+  const fence = text.includes("```") ? "~~~" : "```"
+  return `${fence}\n${text}\n${fence}`
+}
+
+export const blockMarkdown = (block: LayoutBlock): string => {
+  switch (block.kind) {
+    case "table":
+      return block.table !== undefined ? tableMarkdown(block.table) : plain(block)
+    case "code":
+      return code(block)
+    case "title":
+    case "section_header":
+      return `${"#".repeat(block.level ?? 2)} ${escapeInline(plain(block).replace(/\s*#+\s*$/, ""))}`
+    case "list_item": {
+      const text = plain(block)
+      const match = LIST_MARKER.exec(text)
+      const marker = match?.[0].trim() ?? ""
+      const rest = escapeInline(text.slice(match?.[0].length ?? 0))
+      const indent = "  ".repeat(block.depth ?? 0)
+      if (/^\(?\d{1,3}[.)]$/.test(marker)) return `${indent}${marker.replace(/^\(/, "").replace(")", ".")} ${rest}`
+      if (/^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔\-–—*+]$/.test(marker) || marker === "") return `${indent}- ${rest}`
+      return `${indent}- ${marker} ${rest}`
+    }
+    case "formula":
+      return escapeInline(plain(block))
+    default:
+      return escapeStart(escapeInline(plain(block)))
+  }
+}

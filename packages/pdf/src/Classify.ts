@@ -1,0 +1,78 @@
+/**
+ * Gives text blocks their kinds from typography and wording: headings by size against the
+ * document's body size (or bold short lines), the title on the first page, captions by their
+ * opening word, list items by marker with depth from indentation, formulas by math fonts.
+ */
+import type { FontStats } from "./FontStats.ts"
+import type { LayoutBlock } from "./LayoutBlock.ts"
+import { LIST_MARKER } from "./Paragraphs.ts"
+
+const CAPTION = /^(?:figure|fig\.|table|tab\.|listing|chart|scheme|plate|exhibit|graph|diagram|image|photo)\s*[\dIVXivx]+[a-z]?\s*[.:\-–—]|^(?:source|note|notes)\s*:/i
+
+const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
+
+/** Whether a block reads like a heading rather than a sentence. */
+const headingLike = (block: LayoutBlock, text: string) => {
+  const rows = new Set(block.lines.map((l) => l.row)).size
+  return rows <= 3 && text.length <= 160 && /\p{L}/u.test(text) && !/[,;]$/.test(text) && !/^\d+([.,]\d+)?$/.test(text)
+}
+
+/** Records heading candidates' sizes; done for every page as it enters the look-ahead window. */
+export const observeHeadings = (blocks: ReadonlyArray<LayoutBlock>, stats: FontStats): void => {
+  for (const block of blocks) {
+    if (block.kind !== "text") continue
+    const text = textOf(block)
+    if (stats.isHeadingSize(block.size) && headingLike(block, text)) stats.observeHeading(block.size)
+  }
+}
+
+export const classifyBlocks = (
+  blocks: ReadonlyArray<LayoutBlock>,
+  stats: FontStats,
+  page: { pageNumber: number; height: number }
+): void => {
+  const body = stats.bodySize
+  // The title: the largest heading-sized block in the upper part of the first page.
+  if (page.pageNumber === 1 && stats.titleSize === undefined) {
+    let title: LayoutBlock | undefined
+    for (const block of blocks) {
+      if (block.kind !== "text" || block.top > page.height * 0.6) continue
+      if (block.size >= body * 1.5 && headingLike(block, textOf(block)) && (title === undefined || block.size > title.size)) title = block
+    }
+    if (title !== undefined) {
+      title.kind = "title"
+      title.level = 1
+      stats.titleSize = title.size
+    }
+  }
+  const listLefts: Array<number> = []
+  for (const block of blocks) {
+    if (block.kind === "list_item") listLefts.push(block.x0)
+  }
+  const minListLeft = listLefts.length > 0 ? Math.min(...listLefts) : 0
+  for (const block of blocks) {
+    if (block.kind === "list_item") {
+      block.depth = Math.max(0, Math.min(5, Math.round((block.x0 - minListLeft) / Math.max(12, 1.5 * block.size))))
+      continue
+    }
+    if (block.kind !== "text") continue
+    const text = textOf(block)
+    if (CAPTION.test(text)) {
+      block.kind = "caption"
+      continue
+    }
+    const mathLines = block.lines.filter((l) => l.math).length
+    if (mathLines > 0 && mathLines >= block.lines.length * 0.5 && text.length < 200) {
+      block.kind = "formula"
+      continue
+    }
+    if (!headingLike(block, text)) continue
+    const bigger = stats.isHeadingSize(block.size)
+    const boldHeading = block.lines.every((l) => l.bold) && block.size >= body * 0.95 && text.length <= 120 &&
+      !/[.:]$/.test(text) && new Set(block.lines.map((l) => l.row)).size <= 2
+    if (bigger || boldHeading) {
+      block.kind = "section_header"
+      block.level = stats.level(block.size)
+    }
+  }
+}

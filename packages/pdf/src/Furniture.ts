@@ -1,0 +1,68 @@
+/**
+ * Page furniture: running headers, footers and page numbers. A block near the top or bottom edge
+ * is furniture when a block with the same text (digits and roman numerals masked) sits in the same
+ * band on other pages of a window around its page; a lone page-number pattern in the band is one
+ * by itself. The window is what the streaming reader keeps in memory, so this never needs the
+ * whole document.
+ */
+import type { LayoutBlock } from "./LayoutBlock.ts"
+
+/** The top and bottom fraction of the page where furniture lives. */
+const BAND = 0.12
+
+export interface FurniturePage {
+  readonly pageNumber: number
+  readonly height: number
+  readonly blocks: ReadonlyArray<LayoutBlock>
+}
+
+const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—(]?\s*(?:\d{1,5}|[ivxlcdm]{1,7})\s*[-–—)]?(?:\s*(?:of|\/|von|de)\s*\d{1,5})?$/i
+
+const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
+
+/** Masks what changes from page to page (numbers), so that running texts compare equal. */
+export const signature = (text: string) =>
+  text.toLowerCase().replace(/\d+/g, "#").replace(/\b[ivxlcdm]{1,7}\b/g, "#").replace(/\s+/g, " ").trim()
+
+type Band = "top" | "bottom"
+
+const bandOf = (block: LayoutBlock, height: number): Band | undefined => {
+  if (block.bottom <= height * BAND) return "top"
+  if (block.top >= height * (1 - BAND)) return "bottom"
+  return undefined
+}
+
+export const isPageNumberText = (text: string) => PAGE_NUMBER.test(text.trim())
+
+/**
+ * Marks furniture on `page` in place, comparing with its neighbours (pages of the window other than
+ * itself). Returns nothing: kinds are set to page_header, page_footer or page_number.
+ */
+export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<FurniturePage>): void => {
+  const others = neighbours.filter((p) => p.pageNumber !== page.pageNumber)
+  const signaturesOf = (p: FurniturePage, band: Band) => {
+    const out: Array<{ sig: string; centre: number }> = []
+    for (const b of p.blocks) if (b.kind !== "table" && bandOf(b, p.height) === band) out.push({ sig: signature(textOf(b)), centre: (b.top + b.bottom) / 2 / p.height })
+    return out
+  }
+  const needed = others.length >= 4 ? 2 : 1
+  for (const block of page.blocks) {
+    if (block.kind === "table") continue
+    const band = bandOf(block, page.height)
+    if (band === undefined) continue
+    const text = textOf(block)
+    if (block.lines.length <= 2 && isPageNumberText(text)) {
+      block.kind = "page_number"
+      continue
+    }
+    if (others.length === 0) continue
+    const sig = signature(text)
+    if (sig.length === 0) continue
+    const centre = (block.top + block.bottom) / 2 / page.height
+    let matches = 0
+    for (const other of others) {
+      if (signaturesOf(other, band).some((s) => s.sig === sig && Math.abs(s.centre - centre) < 0.04)) matches++
+    }
+    if (matches >= needed) block.kind = band === "top" ? "page_header" : "page_footer"
+  }
+}

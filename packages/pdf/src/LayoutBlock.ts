@@ -1,0 +1,47 @@
+/**
+ * The layout stage's output for one page: regions of lines with a kind. This is the contract a
+ * learned layout model could fill instead of the rules (it would give boxes and kinds; the lines
+ * inside each box come from the text layer either way).
+ */
+import type { BlockKind } from "@strata/core"
+import type { Line } from "./Lines.ts"
+import type { TableGrid } from "./TableGrid.ts"
+
+export interface LayoutBlock {
+  kind: BlockKind
+  lines: Array<Line>
+  x0: number
+  x1: number
+  top: number
+  bottom: number
+  /** Dominant font size. */
+  size: number
+  /** Heading level 1..6 (for `title` and `section_header`). */
+  level?: number
+  /** List nesting depth (for `list_item`). */
+  depth?: number
+  /** The cells of a `table` block. */
+  table?: TableGrid
+}
+
+export const blockOf = (kind: BlockKind, lines: Array<Line>): LayoutBlock => {
+  let x0 = Infinity, x1 = -Infinity, top = Infinity, bottom = -Infinity
+  const sizes = new Map<number, number>()
+  for (const line of lines) {
+    x0 = Math.min(x0, line.x0); x1 = Math.max(x1, line.x1)
+    top = Math.min(top, line.top); bottom = Math.max(bottom, line.bottom)
+    sizes.set(line.size, (sizes.get(line.size) ?? 0) + line.text.length)
+  }
+  let size = lines[0]?.size ?? 0
+  let weight = -1
+  for (const [s, w] of sizes) if (w > weight) { size = s; weight = w }
+  return { kind, lines, x0, x1, top, bottom, size }
+}
+
+export const extend = (block: LayoutBlock, line: Line): void => {
+  block.lines.push(line)
+  block.x0 = Math.min(block.x0, line.x0)
+  block.x1 = Math.max(block.x1, line.x1)
+  block.top = Math.min(block.top, line.top)
+  block.bottom = Math.max(block.bottom, line.bottom)
+}

@@ -1,0 +1,179 @@
+/**
+ * Items to lines: runs that share a baseline band are gathered into rows, and each row is cut
+ * into line fragments wherever the horizontal gap is wider than a column gutter could be mistaken
+ * for a word space. A fragment is the unit the block, table and reading-order stages work with.
+ *
+ * Word spaces are rebuilt from geometry (pdf.js drops or keeps them inconsistently); superscripts
+ * (smaller, raised) join the row of the text they sit on without being glued to the previous word.
+ */
+import type { TextRun } from "./PageContent.ts"
+
+export interface Line {
+  readonly runs: ReadonlyArray<TextRun>
+  readonly text: string
+  readonly x0: number
+  readonly x1: number
+  readonly top: number
+  readonly bottom: number
+  readonly baseline: number
+  /** The size of most of the characters. */
+  readonly size: number
+  readonly bold: boolean
+  readonly italic: boolean
+  readonly mono: boolean
+  readonly math: boolean
+  readonly rotated: boolean
+  readonly rtl: boolean
+  /** Index of the row the fragment was cut from: fragments of one row share it. */
+  readonly row: number
+}
+
+/** A fragment ends where the gap exceeds this many font sizes. */
+export const FRAGMENT_GAP = 1.1
+
+/** A fragment that is only a list marker (bullet, number, letter). */
+export const LONE_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔\-–—*+]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$/
+
+const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/
+const CLOSING = /^[.,;:!?)\]}%’”»]/
+const OPENING = /[([{“‘«$]$/
+
+interface Row {
+  runs: Array<TextRun>
+  top: number
+  bottom: number
+  baseline: number
+  size: number
+}
+
+/** Joins runs (sorted in reading direction) into text, adding spaces where the geometry shows one. */
+export const joinRuns = (runs: ReadonlyArray<TextRun>): string => {
+  let text = ""
+  let previous: TextRun | undefined
+  for (const run of runs) {
+    if (previous !== undefined) {
+      const size = Math.min(previous.size, run.size)
+      const gap = run.rtl && previous.rtl ? previous.x0 - run.x1 : run.x0 - previous.x1
+      const hasSpace = text.endsWith(" ") || run.text.startsWith(" ")
+      const superscript = run.size < previous.size * 0.85 && run.baseline < previous.baseline - 1
+      if (!hasSpace && gap > size * 0.16 && !(CLOSING.test(run.text) && gap < size * 0.3) && !(OPENING.test(text) && gap < size * 0.3)) text += " "
+      else if (!hasSpace && superscript && gap > size * 0.05) text += " "
+    }
+    text += run.text
+    previous = run
+  }
+  return text.replace(/\s+/g, " ").trim()
+}
+
+const dominant = <T>(runs: ReadonlyArray<TextRun>, key: (run: TextRun) => T): T => {
+  const weights = new Map<T, number>()
+  let best = key(runs[0])
+  let bestWeight = -1
+  for (const run of runs) {
+    const k = key(run)
+    const w = (weights.get(k) ?? 0) + run.text.length
+    weights.set(k, w)
+    if (w > bestWeight) {
+      bestWeight = w
+      best = k
+    }
+  }
+  return best
+}
+
+const makeLine = (runs: Array<TextRun>, row: number): Line => {
+  let rtlChars = 0
+  let letters = 0
+  for (const run of runs) {
+    for (const ch of run.text) {
+      if (RTL_CHAR.test(ch)) rtlChars++
+      if (/\p{L}/u.test(ch)) letters++
+    }
+  }
+  const rtl = rtlChars > letters / 2
+  const ordered = [...runs].sort(rtl ? (a, b) => b.x1 - a.x1 : (a, b) => a.x0 - b.x0)
+  let x0 = Infinity, x1 = -Infinity, top = Infinity, bottom = -Infinity
+  let chars = 0, boldChars = 0, italicChars = 0, monoChars = 0, mathChars = 0
+  for (const run of runs) {
+    x0 = Math.min(x0, run.x0); x1 = Math.max(x1, run.x1)
+    top = Math.min(top, run.top); bottom = Math.max(bottom, run.bottom)
+    const n = run.text.replace(/\s/g, "").length
+    chars += n
+    if (run.bold) boldChars += n
+    if (run.italic) italicChars += n
+    if (run.mono) monoChars += n
+    if (run.math) mathChars += n
+  }
+  const size = Math.round(dominant(runs, (r) => Math.round(r.size * 2) / 2) * 10) / 10
+  const main = runs.filter((r) => Math.abs(r.size - size) < 1)
+  return {
+    runs: ordered,
+    text: joinRuns(ordered),
+    x0, x1, top, bottom,
+    baseline: main.length > 0 ? main[0].baseline : runs[0].baseline,
+    size,
+    bold: chars > 0 && boldChars >= chars * 0.9,
+    italic: chars > 0 && italicChars >= chars * 0.9,
+    mono: chars > 0 && monoChars >= chars * 0.9,
+    math: chars > 0 && mathChars >= chars * 0.3,
+    rotated: runs.every((r) => r.rotated),
+    rtl,
+    row
+  }
+}
+
+/** Groups the page's runs into line fragments, top to bottom, then left to right. */
+export const buildLines = (runs: ReadonlyArray<TextRun>): Array<Line> => {
+  const horizontal = runs.filter((r) => !r.rotated)
+  const rotated = runs.filter((r) => r.rotated)
+  const sorted = [...horizontal].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)
+  const rows: Array<Row> = []
+  for (const run of sorted) {
+    // Look back over the rows still open at this height; the best is the one sharing most of the run's height.
+    let best: Row | undefined
+    let bestOverlap = 0
+    for (let i = rows.length - 1; i >= 0 && i >= rows.length - 6; i--) {
+      const row = rows[i]
+      if (row.bottom < run.top - run.size) break
+      const overlap = Math.min(row.bottom, run.bottom) - Math.max(row.top, run.top)
+      const height = Math.min(row.bottom - row.top, run.bottom - run.top)
+      const sameBaseline = Math.abs(row.baseline - run.baseline) <= Math.max(1, 0.25 * Math.min(row.size, run.size))
+      const riding = (run.size < row.size * 0.85 || row.size < run.size * 0.85) && overlap > 0.5 * height
+      if ((sameBaseline || riding) && overlap / height > bestOverlap) {
+        best = row
+        bestOverlap = overlap / height
+      }
+    }
+    if (best === undefined) {
+      rows.push({ runs: [run], top: run.top, bottom: run.bottom, baseline: run.baseline, size: run.size })
+    } else {
+      best.runs.push(run)
+      if (run.size >= best.size * 0.85) {
+        best.top = Math.min(best.top, run.top)
+        best.bottom = Math.max(best.bottom, run.bottom)
+        if (run.size > best.size * 1.15) best.baseline = run.baseline
+        if (run.size > best.size) best.size = run.size
+      }
+    }
+  }
+  const lines: Array<Line> = []
+  rows.forEach((row, index) => {
+    const ordered = row.runs.sort((a, b) => a.x0 - b.x0)
+    let fragment: Array<TextRun> = []
+    let right = -Infinity
+    for (const run of ordered) {
+      const size = Math.max(run.size, fragment.length > 0 ? fragment[fragment.length - 1].size : 0)
+      // A list marker set apart from its text by a tab stays with it.
+      const markerOnly = fragment.length > 0 && LONE_MARKER.test(joinRuns(fragment)) && run.x0 - right < 5 * size
+      if (fragment.length > 0 && run.x0 - right > FRAGMENT_GAP * size && !markerOnly) {
+        lines.push(makeLine(fragment, index))
+        fragment = []
+      }
+      fragment.push(run)
+      right = Math.max(right, run.x1)
+    }
+    if (fragment.length > 0) lines.push(makeLine(fragment, index))
+  })
+  for (const run of rotated) lines.push(makeLine([run], rows.length + lines.length))
+  return lines
+}

@@ -1,0 +1,277 @@
+/**
+ * The first page-level stage: what pdf.js says is on a page, in page coordinates (points, origin
+ * top-left, y down, CropBox and /Rotate applied), and nothing else. Text arrives as runs with
+ * their font facts; line art arrives as axis-aligned rules (strokes and thin fills, rectangle
+ * sides) that the table stage reads.
+ *
+ * Everything here is plain data so that later stages are pure functions and can be tested, and a
+ * learned layout model could later replace them without touching pdf.js.
+ */
+import { Effect } from "effect"
+import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
+import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/src/display/api.d.ts"
+import { Corrupt, type DocumentError } from "@strata/core"
+import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
+import { pdfError, withDeadline } from "./PdfLoader.ts"
+
+/** A run of text in one font, as pdf.js groups glyphs. */
+export interface TextRun {
+  readonly text: string
+  readonly x0: number
+  readonly x1: number
+  readonly top: number
+  readonly bottom: number
+  readonly baseline: number
+  readonly size: number
+  readonly bold: boolean
+  readonly italic: boolean
+  readonly mono: boolean
+  /** Math fonts (CMMI, CMSY, ...): a hint for formulas. */
+  readonly math: boolean
+  /** Text that does not run left to right along the page (vertical stamps, rotated labels). */
+  readonly rotated: boolean
+  readonly rtl: boolean
+}
+
+/** An axis-aligned rule: `horizontal` ones have y0 == y1 (their centre line), vertical ones x0 == x1. */
+export interface Rule {
+  readonly horizontal: boolean
+  readonly x0: number
+  readonly y0: number
+  readonly x1: number
+  readonly y1: number
+}
+
+export interface PageContent {
+  readonly pageNumber: number
+  readonly width: number
+  readonly height: number
+  readonly runs: ReadonlyArray<TextRun>
+  readonly rules: ReadonlyArray<Rule>
+  /** Characters pdf.js could not map to Unicode (U+FFFD): many of them mean the text layer is unusable. */
+  readonly unmapped: number
+  /** True when the graphics could not be read (the page is then `partial`). */
+  readonly graphicsFailed: boolean
+}
+
+type Matrix = [number, number, number, number, number, number]
+
+const multiply = (m1: ReadonlyArray<number>, m2: ReadonlyArray<number>): Matrix => [
+  m1[0] * m2[0] + m1[2] * m2[1],
+  m1[1] * m2[0] + m1[3] * m2[1],
+  m1[0] * m2[2] + m1[2] * m2[3],
+  m1[1] * m2[2] + m1[3] * m2[3],
+  m1[0] * m2[4] + m1[2] * m2[5] + m1[4],
+  m1[1] * m2[4] + m1[3] * m2[5] + m1[5]
+]
+
+const clamp = (value: number, low: number, high: number) => (value < low ? low : value > high ? high : value)
+
+const fontCache = new WeakMap<PDFDocumentProxy, Map<string, FontInfo>>()
+
+/** The facts of a font pdf.js loaded for this page (its PostScript name only reaches `commonObjs` via the operator list). */
+const fontOf = (doc: PDFDocumentProxy, page: PDFPageProxy, fontName: string, family: string | undefined): FontInfo => {
+  let cache = fontCache.get(doc)
+  if (cache === undefined) {
+    cache = new Map()
+    fontCache.set(doc, cache)
+  }
+  const hit = cache.get(fontName)
+  if (hit !== undefined) return hit
+  let name = ""
+  const fallbackMono = family === "monospace"
+  const objs = page.commonObjs as unknown as { has(id: string): boolean; get(id: string): unknown }
+  if (objs.has(fontName)) {
+    const font = objs.get(fontName) as { name?: string; isMonospace?: boolean } | null
+    name = typeof font?.name === "string" ? font.name : ""
+  }
+  const info = fontInfoFromName(name, fallbackMono)
+  cache.set(fontName, info)
+  return info
+}
+
+/** Walks the operator list for axis-aligned strokes and thin fills, tracking the CTM. */
+const rulesFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>, base: Matrix): Array<Rule> => {
+  const OPS = pdfjs.OPS
+  const rules: Array<Rule> = []
+  const stack: Array<Matrix> = []
+  let ctm = base
+  let lineWidth = 1
+  const widthStack: Array<number> = []
+  const point = (x: number, y: number): [number, number] => [ctm[0] * x + ctm[2] * y + ctm[4], ctm[1] * x + ctm[3] * y + ctm[5]]
+  const addSegment = (ax: number, ay: number, bx: number, by: number, thickness: number) => {
+    const dx = Math.abs(bx - ax)
+    const dy = Math.abs(by - ay)
+    if (dy <= 1 && dx > 2) rules.push({ horizontal: true, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2 })
+    else if (dx <= 1 && dy > 2) rules.push({ horizontal: false, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by) })
+    void thickness
+  }
+  for (let i = 0; i < fnArray.length; i++) {
+    const fn = fnArray[i]
+    if (fn === OPS.save) {
+      stack.push(ctm)
+      widthStack.push(lineWidth)
+    } else if (fn === OPS.restore) {
+      ctm = stack.pop() ?? base
+      lineWidth = widthStack.pop() ?? 1
+    } else if (fn === OPS.transform) {
+      ctm = multiply(ctm, argsArray[i] as Matrix)
+    } else if (fn === OPS.paintFormXObjectBegin) {
+      stack.push(ctm)
+      widthStack.push(lineWidth)
+      const matrix = (argsArray[i] as [Matrix | null])[0]
+      if (Array.isArray(matrix) || ArrayBuffer.isView(matrix)) ctm = multiply(ctm, matrix as unknown as Matrix)
+    } else if (fn === OPS.paintFormXObjectEnd) {
+      ctm = stack.pop() ?? base
+      lineWidth = widthStack.pop() ?? 1
+    } else if (fn === OPS.setLineWidth) {
+      lineWidth = (argsArray[i] as [number])[0]
+    } else if (fn === OPS.constructPath) {
+      const [paint, [data]] = argsArray[i] as [number, [Float32Array | null]]
+      if (data === null || paint === OPS.endPath) continue
+      const stroked = paint === OPS.stroke || paint === OPS.closeStroke || paint === OPS.fillStroke ||
+        paint === OPS.eoFillStroke || paint === OPS.closeFillStroke || paint === OPS.closeEOFillStroke
+      // Walk the path: straight segments only; curves end the current run of points.
+      let startX = 0, startY = 0, curX = 0, curY = 0
+      const points: Array<number> = []
+      let curved = false
+      const flush = () => {
+        const n = points.length / 2
+        if (n >= 4 && !curved) {
+          let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity
+          for (let k = 0; k < points.length; k += 2) {
+            minX = Math.min(minX, points[k]); maxX = Math.max(maxX, points[k])
+            minY = Math.min(minY, points[k + 1]); maxY = Math.max(maxY, points[k + 1])
+          }
+          const w = maxX - minX
+          const h = maxY - minY
+          if (h <= 3 && w > 2) addSegment(minX, (minY + maxY) / 2, maxX, (minY + maxY) / 2, h)
+          else if (w <= 3 && h > 2) addSegment((minX + maxX) / 2, minY, (minX + maxX) / 2, maxY, w)
+          else if (stroked || n <= 5) {
+            // A rectangle (or closed polygon): its sides may be cell borders.
+            for (let k = 0; k + 3 < points.length; k += 2) addSegment(points[k], points[k + 1], points[k + 2], points[k + 3], lineWidth)
+            addSegment(points[points.length - 2], points[points.length - 1], points[0], points[1], lineWidth)
+          }
+        } else if (stroked && !curved) {
+          for (let k = 0; k + 3 < points.length; k += 2) addSegment(points[k], points[k + 1], points[k + 2], points[k + 3], lineWidth)
+        }
+        points.length = 0
+        curved = false
+      }
+      for (let k = 0; k < data.length;) {
+        const op = data[k]
+        if (op === 0) { // moveTo
+          flush()
+          ;[curX, curY] = point(data[k + 1], data[k + 2])
+          startX = curX; startY = curY
+          points.push(curX, curY)
+          k += 3
+        } else if (op === 1) { // lineTo
+          ;[curX, curY] = point(data[k + 1], data[k + 2])
+          points.push(curX, curY)
+          k += 3
+        } else if (op === 2) { // curveTo
+          curved = true
+          ;[curX, curY] = point(data[k + 5], data[k + 6])
+          k += 7
+        } else if (op === 3) { // quadraticCurveTo
+          curved = true
+          ;[curX, curY] = point(data[k + 3], data[k + 4])
+          k += 5
+        } else { // closePath
+          if (points.length >= 2 && (curX !== startX || curY !== startY) && points.length < 8) points.push(startX, startY)
+          k += 1
+        }
+      }
+      flush()
+    }
+  }
+  return rules
+}
+
+const isTextItem = (item: unknown): item is TextItem => typeof (item as TextItem).str === "string"
+
+/** Turns pdf.js text items into runs in page coordinates. */
+export const runsFrom = (
+  doc: PDFDocumentProxy,
+  page: PDFPageProxy,
+  items: ReadonlyArray<unknown>,
+  styles: Record<string, { fontFamily?: string; ascent?: number; descent?: number; vertical?: boolean }>,
+  viewport: Matrix
+): { runs: Array<TextRun>; unmapped: number } => {
+  const runs: Array<TextRun> = []
+  let unmapped = 0
+  for (const item of items) {
+    if (!isTextItem(item)) continue
+    const text = item.str
+    if (text.length === 0 || text.trim().length === 0) continue
+    for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 0xfffd) unmapped++
+    const style = styles[item.fontName] ?? {}
+    const tx = multiply(viewport, item.transform as Matrix)
+    const size = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
+    if (!(size > 0.5)) continue
+    const font = fontOf(doc, page, item.fontName, style.fontFamily)
+    const ascent = clamp(style.ascent && style.ascent > 0 ? style.ascent : 0.8, 0.5, 1.05)
+    const descent = clamp(style.descent && style.descent < 0 ? -style.descent : 0.2, 0, 0.4)
+    const horizontal = Math.abs(tx[1]) < 0.05 * Math.abs(tx[0]) && tx[0] > 0 && !style.vertical
+    if (horizontal) {
+      // Glyph height in page space is what the vertical scale says; text-space ascent is relative to it.
+      const x0 = tx[4]
+      const width = item.width > 0 ? item.width : size * 0.5 * text.length
+      runs.push({
+        text, x0, x1: x0 + width, baseline: tx[5], top: tx[5] - ascent * size, bottom: tx[5] + descent * size, size,
+        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, rotated: false, rtl: item.dir === "rtl"
+      })
+    } else {
+      // Rotated text: keep its box so that it can be placed (and usually dropped as a margin stamp).
+      const len = item.width > 0 ? item.width : size * 0.5 * text.length
+      const ux = tx[0] / (Math.hypot(tx[0], tx[1]) || 1)
+      const uy = tx[1] / (Math.hypot(tx[0], tx[1]) || 1)
+      const xs = [tx[4], tx[4] + ux * len, tx[4] - tx[2] / (Math.hypot(tx[2], tx[3]) || 1) * size, tx[4] + ux * len - tx[2] / (Math.hypot(tx[2], tx[3]) || 1) * size]
+      const ys = [tx[5], tx[5] + uy * len, tx[5] - tx[3] / (Math.hypot(tx[2], tx[3]) || 1) * size, tx[5] + uy * len - tx[3] / (Math.hypot(tx[2], tx[3]) || 1) * size]
+      const top = Math.min(...ys)
+      const bottom = Math.max(...ys)
+      runs.push({
+        text, x0: Math.min(...xs), x1: Math.max(...xs), top, bottom, baseline: bottom, size,
+        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, rotated: true, rtl: item.dir === "rtl"
+      })
+    }
+  }
+  return { runs, unmapped }
+}
+
+/** Reads one page. A failure of the graphics pass leaves the text usable (the page becomes `partial`). */
+export const readPageContent = (
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  deadline: number
+): Effect.Effect<PageContent, DocumentError> =>
+  withDeadline(
+    Effect.tryPromise({
+      try: async (): Promise<PageContent> => {
+        const page = await doc.getPage(pageNumber)
+        try {
+          const viewport = page.getViewport({ scale: 1 })
+          const base = viewport.transform as Matrix
+          let rules: Array<Rule> = []
+          let graphicsFailed = false
+          try {
+            // The operator list first: it loads the fonts into commonObjs (names for bold/italic/mono) and gives the rules.
+            const ops = await page.getOperatorList({ intent: "display" })
+            rules = rulesFrom(ops.fnArray, ops.argsArray, base)
+          } catch {
+            graphicsFailed = true
+          }
+          const content = await page.getTextContent({ includeMarkedContent: false })
+          const { runs, unmapped } = runsFrom(doc, page, content.items, content.styles, base)
+          return { pageNumber, width: viewport.width, height: viewport.height, runs, rules, unmapped, graphicsFailed }
+        } finally {
+          page.cleanup()
+        }
+      },
+      catch: (cause) => pdfError(new Corrupt({ message: `page ${pageNumber} could not be read: ${cause instanceof Error ? cause.message : String(cause)}` }), pageNumber)
+    }),
+    deadline,
+    `reading page ${pageNumber}`,
+    pageNumber
+  )

@@ -1,0 +1,122 @@
+/**
+ * The page-level chain, in two steps so that document-level facts can come in between:
+ * `analysePage` (lines, tables, paragraphs: needs only the page) runs when a page enters the
+ * reader's look-ahead window; `finishPage` (kinds, furniture, reading order, markdown) runs when
+ * the page leaves it, with the font statistics and the neighbouring pages it needs.
+ */
+import { type Block, type Diagnostic, makeBlock, type Page, type PageStatus } from "@strata/core"
+import { blockMarkdown } from "./BlockMarkdown.ts"
+import { classifyBlocks, observeHeadings } from "./Classify.ts"
+import type { FontStats } from "./FontStats.ts"
+import { markFurniture } from "./Furniture.ts"
+import type { LayoutBlock } from "./LayoutBlock.ts"
+import { buildLines } from "./Lines.ts"
+import type { PageContent } from "./PageContent.ts"
+import { groupLines } from "./Paragraphs.ts"
+import { readingOrder } from "./ReadingOrder.ts"
+import { alignedTables, ruledTables } from "./Tables.ts"
+
+export interface PageAnalysis {
+  readonly pageNumber: number
+  readonly width: number
+  readonly height: number
+  readonly blocks: Array<LayoutBlock>
+  readonly status: PageStatus
+  readonly diagnostics: Array<Diagnostic>
+  readonly rtl: boolean
+  /** Characters of text on the page (0 means no text layer). */
+  readonly chars: number
+}
+
+export interface AnalyseOptions {
+  /** Look for tables (ruled and aligned). */
+  readonly tables: boolean
+  /** Warn about pages without usable text (mode `auto`: they would need OCR). */
+  readonly warnNoText: boolean
+}
+
+export const analysePage = (content: PageContent, stats: FontStats, options: AnalyseOptions): PageAnalysis => {
+  const lines = buildLines(content.runs)
+  stats.observe(lines)
+  let rest = lines
+  const tables: Array<LayoutBlock> = []
+  if (options.tables) {
+    const ruled = ruledTables(rest, content.rules, content)
+    tables.push(...ruled.tables)
+    const aligned = alignedTables(ruled.rest)
+    tables.push(...aligned.tables)
+    rest = aligned.rest
+  }
+  const blocks = [...tables, ...groupLines(rest)]
+  // Rotated text (margin stamps, vertical labels) is kept, as furniture-like headers, so that it never breaks the body.
+  for (const line of rest) if (line.rotated) blocks.push({ kind: "page_header", lines: [line], x0: line.x0, x1: line.x1, top: line.top, bottom: line.bottom, size: line.size })
+  observeHeadings(blocks, stats)
+  let chars = 0
+  let rtlLines = 0
+  for (const line of lines) {
+    chars += line.text.length
+    if (line.rtl) rtlLines++
+  }
+  const diagnostics: Array<Diagnostic> = []
+  if (content.graphicsFailed) {
+    diagnostics.push({ severity: "warning", code: "pdf_graphics_unreadable", message: "the page's drawings could not be read; tables drawn with lines may be missed", page: content.pageNumber })
+  }
+  const unusable = chars === 0 || content.unmapped > chars * 0.3
+  if (options.warnNoText && unusable) {
+    diagnostics.push({
+      severity: "warning",
+      code: "pdf_no_text_layer",
+      message: chars === 0 ? "the page has no text layer (a scan or an image): OCR would be needed" : "most of the page's text cannot be mapped to Unicode: OCR would be needed",
+      page: content.pageNumber
+    })
+  }
+  return {
+    pageNumber: content.pageNumber,
+    width: content.width,
+    height: content.height,
+    blocks,
+    status: content.graphicsFailed ? "partial" : "ok",
+    diagnostics,
+    rtl: rtlLines > lines.length / 2,
+    chars
+  }
+}
+
+const normalisedBox = (block: LayoutBlock, page: PageAnalysis): [number, number, number, number] => {
+  const c = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 10000) / 10000
+  return [c(block.x0 / page.width), c(block.top / page.height), c(block.x1 / page.width), c(block.bottom / page.height)]
+}
+
+export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): Page => {
+  classifyBlocks(page.blocks, stats, page)
+  markFurniture(page, neighbours)
+  const ordered = readingOrder(page.blocks, page.rtl)
+  const blocks: Array<Block> = []
+  for (const block of ordered) {
+    const content = blockMarkdown(block)
+    if (content.length === 0) continue
+    blocks.push(makeBlock(block.kind, content, {
+      bbox: normalisedBox(block, page),
+      source: "native_text",
+      ...(block.kind === "list_item" ? { depth: block.depth ?? 0 } : {})
+    }))
+  }
+  return {
+    pageNumber: page.pageNumber,
+    status: page.status,
+    width: page.width,
+    height: page.height,
+    blocks,
+    ...(page.diagnostics.length > 0 ? { diagnostics: page.diagnostics } : {})
+  }
+}
+
+/** The record of a page that could not be read at all. */
+export const failedPage = (pageNumber: number, message: string): Page => ({
+  pageNumber,
+  status: "failed",
+  width: null,
+  height: null,
+  blocks: [],
+  diagnostics: [{ severity: "warning", code: "pdf_page_failed", message, page: pageNumber }]
+})

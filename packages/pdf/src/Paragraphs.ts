@@ -1,0 +1,94 @@
+/**
+ * Lines to blocks. Lines are taken top to bottom and each joins the block right above it when the
+ * two overlap horizontally, share a style, and the vertical gap is one this page uses between the
+ * lines of a paragraph (measured, not assumed: leading differs between documents). A list marker,
+ * a first-line indent after a finished sentence, or a change between bold heading and body text
+ * starts a new block.
+ */
+import { blockOf, extend, type LayoutBlock } from "./LayoutBlock.ts"
+import type { Line } from "./Lines.ts"
+
+/** Bullets, numbers and letters that open a list item (followed by a space). */
+export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
+
+/** The gap between the lines of a paragraph most used on this page, per font size. */
+const typicalGaps = (lines: ReadonlyArray<Line>): Map<number, number> => {
+  const counts = new Map<number, Map<number, number>>()
+  const byTop = [...lines].sort((a, b) => a.top - b.top)
+  for (let i = 0; i < byTop.length; i++) {
+    const a = byTop[i]
+    for (let j = i + 1; j < byTop.length && j < i + 12; j++) {
+      const b = byTop[j]
+      if (b.row === a.row) continue
+      if (b.top - a.bottom > 2 * a.size) break
+      if (Math.abs(a.size - b.size) > 0.5 || Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) <= 0) continue
+      const gap = Math.round(Math.max(0, b.top - a.bottom) * 2) / 2
+      let perSize = counts.get(a.size)
+      if (perSize === undefined) counts.set(a.size, (perSize = new Map()))
+      perSize.set(gap, (perSize.get(gap) ?? 0) + 1)
+      break
+    }
+  }
+  const result = new Map<number, number>()
+  for (const [size, perSize] of counts) {
+    let best = 0, bestCount = 0
+    for (const [gap, count] of perSize) if (count > bestCount || (count === bestCount && gap < best)) { best = gap; bestCount = count }
+    if (bestCount >= 2) result.set(size, best)
+  }
+  return result
+}
+
+const endsSentence = (text: string) => /[.!?:;)"”]$/.test(text)
+
+/** Groups line fragments into text blocks (kind `text`, or `code` for monospace). */
+export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
+  const gaps = typicalGaps(lines)
+  const sorted = [...lines].filter((l) => !l.rotated).sort((a, b) => a.top - b.top || a.x0 - b.x0)
+  const blocks: Array<LayoutBlock> = []
+  const open: Array<LayoutBlock> = []
+  for (const line of sorted) {
+    const limitFor = (size: number) => {
+      const typical = gaps.get(size)
+      return typical === undefined ? 0.75 * size : Math.min(typical + Math.max(1.5, 0.3 * size), 1.6 * size)
+    }
+    let best: LayoutBlock | undefined
+    let bestGap = Infinity
+    const marker = LIST_MARKER.test(line.text)
+    for (let i = open.length - 1; i >= 0; i--) {
+      const block = open[i]
+      const last = block.lines[block.lines.length - 1]
+      const gap = line.top - last.bottom
+      if (gap > 2 * line.size) {
+        open.splice(i, 1)
+        continue
+      }
+      if (last.row === line.row || gap < -0.4 * line.size) continue
+      if (gap > limitFor(line.size)) continue
+      const overlap = Math.min(block.x1, line.x1) - Math.max(block.x0, line.x0)
+      if (overlap < 0.3 * Math.min(line.x1 - line.x0, block.x1 - block.x0)) continue
+      if (Math.abs(line.size - block.size) > Math.max(0.6, 0.12 * block.size)) continue
+      if (line.mono !== last.mono) continue
+      if (last.bold !== line.bold && (block.lines.every((l) => l.bold) || line.bold)) continue
+      if (marker && !line.mono) continue
+      if (block.kind === "list_item" && line.x0 < block.lines[0].x0 + 0.5 * line.size && !block.lines[0].mono) continue
+      // A first-line indent after a finished sentence starts a paragraph.
+      if (block.lines.length >= 2 && line.x0 > block.x0 + 0.8 * line.size && line.x0 < block.x0 + 5 * line.size &&
+        endsSentence(last.text) && Math.abs(line.x1 - block.x1) < 2 * line.size) continue
+      // A short line ending a sentence, in a block whose lines run full width, ended the paragraph.
+      if (block.lines.length >= 2 && endsSentence(last.text) && last.x1 < block.x1 - 0.3 * (block.x1 - block.x0) &&
+        Math.abs(line.x0 - block.x0) < 0.5 * line.size && gap > 0) continue
+      if (gap < bestGap) {
+        best = block
+        bestGap = gap
+      }
+    }
+    if (best !== undefined) {
+      extend(best, line)
+    } else {
+      const block = blockOf(line.mono ? "code" : marker ? "list_item" : "text", [line])
+      blocks.push(block)
+      open.push(block)
+    }
+  }
+  return blocks
+}

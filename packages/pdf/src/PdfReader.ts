@@ -1,0 +1,139 @@
+/**
+ * The PDF reader: bytes in, `DocumentInfo` plus a lazy `Stream` of pages out.
+ *
+ * Pages are read one at a time. Each page is analysed as it enters a small look-ahead window
+ * (so font statistics and running headers of the pages around it are known) and finished when it
+ * leaves; at most `2 * WINDOW + 1` analysed pages are held, whatever the document's length. A page
+ * pdf.js cannot read is recorded as `failed` and the stream goes on; the deadline ends the stream
+ * with a Timeout error.
+ */
+import { Effect, Option, Stream } from "effect"
+import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
+import { Corrupt, type DocumentError, type DocumentInfo, type Page, type ReadRequest, type ReadResult, type Reader } from "@strata/core"
+import { FontStats } from "./FontStats.ts"
+import { readPageContent } from "./PageContent.ts"
+import { analysePage, type AnalyseOptions, failedPage, finishPage, type PageAnalysis } from "./PageLayout.ts"
+import { closePdf, openPdf, type OpenedPdf, pdfError } from "./PdfLoader.ts"
+
+/** Pages looked at on each side of the page being finished. */
+export const WINDOW = 3
+
+const pdfDate = (value: unknown): string | undefined => {
+  if (typeof value !== "string" || value.length === 0) return undefined
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz]|[+-]\d{2}'?\d{2}'?)?/.exec(value)
+  if (m === null) return value
+  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", tz] = m
+  let zone = "Z"
+  if (tz !== undefined && tz.toUpperCase() !== "Z") zone = `${tz.slice(0, 3)}:${tz.replace(/'/g, "").slice(3, 5) || "00"}`
+  const iso = `${y}-${mo}-${d}T${h}:${mi}:${s}${zone}`
+  return Number.isNaN(Date.parse(iso)) ? value : new Date(iso).toISOString()
+}
+
+/** Title, author, dates... from the info dictionary, under the names the rest of the service uses. */
+const documentMetadata = (doc: PDFDocumentProxy): Effect.Effect<Record<string, string | Array<string>>> =>
+  Effect.promise(() => doc.getMetadata().catch(() => ({ info: {} as Record<string, unknown>, metadata: null }))).pipe(
+    Effect.map(({ info }) => {
+      const record = info as Record<string, unknown>
+      const out: Record<string, string | Array<string>> = {}
+      const text = (key: string, name: string) => {
+        const value = record[key]
+        if (typeof value === "string" && value.trim().length > 0) out[name] = value.trim()
+      }
+      text("Title", "title")
+      text("Author", "author")
+      text("Subject", "subject")
+      text("Creator", "creator")
+      text("Producer", "producer")
+      const keywords = record["Keywords"]
+      if (typeof keywords === "string" && keywords.trim().length > 0) out["keywords"] = keywords.trim()
+      const created = pdfDate(record["CreationDate"])
+      if (created !== undefined) out["creationDate"] = created
+      const modified = pdfDate(record["ModDate"])
+      if (modified !== undefined) out["modificationDate"] = modified
+      const version = record["PDFFormatVersion"]
+      if (typeof version === "string") out["pdfVersion"] = version
+      return out
+    })
+  )
+
+interface WindowState {
+  /** Next page to read from pdf.js. */
+  nextRead: number
+  /** Next page to finish and emit. */
+  nextEmit: number
+  readonly analysed: Map<number, PageAnalysis>
+  readonly failed: Map<number, string>
+}
+
+/** The stream of pages; `opened` is closed when the stream ends, fails or is interrupted. */
+const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, options: AnalyseOptions): Stream.Stream<Page, DocumentError> => {
+  const stats = new FontStats()
+  const state: WindowState = { nextRead: 1, nextEmit: 1, analysed: new Map(), failed: new Map() }
+  const readNext = Effect.suspend(() => {
+    const pageNumber = state.nextRead++
+    return readPageContent(opened.doc, pageNumber, deadline).pipe(
+      Effect.map((content) => {
+        state.analysed.set(pageNumber, analysePage(content, stats, options))
+      }),
+      Effect.catch((error: DocumentError): Effect.Effect<void, DocumentError> =>
+        error.reason._tag === "Timeout"
+          ? Effect.fail(error)
+          : Effect.sync(() => {
+            state.failed.set(pageNumber, error.reason.message)
+          }))
+    )
+  })
+  const step = Effect.suspend((): Effect.Effect<readonly [ReadonlyArray<Page>, Option.Option<WindowState>], DocumentError> => {
+    const pageNumber = state.nextEmit
+    const fill = Effect.whileLoop({
+      while: () => state.nextRead <= Math.min(numPages, pageNumber + WINDOW),
+      body: () => readNext,
+      step: () => undefined
+    })
+    return fill.pipe(Effect.map(() => {
+      let page: Page
+      const failure = state.failed.get(pageNumber)
+      const analysis = state.analysed.get(pageNumber)
+      if (analysis === undefined) {
+        page = failedPage(pageNumber, failure ?? "the page could not be read")
+      } else {
+        const neighbours: Array<PageAnalysis> = []
+        for (let p = pageNumber - WINDOW; p <= pageNumber + WINDOW; p++) {
+          const other = state.analysed.get(p)
+          if (other !== undefined && p !== pageNumber) neighbours.push(other)
+        }
+        page = finishPage(analysis, neighbours, stats)
+      }
+      state.failed.delete(pageNumber)
+      state.analysed.delete(pageNumber - WINDOW)
+      state.nextEmit++
+      return [[page], state.nextEmit <= numPages ? Option.some(state) : Option.none()] as const
+    }))
+  })
+  if (numPages === 0) return Stream.empty.pipe(Stream.ensuring(closePdf(opened)))
+  return Stream.paginate(state, () => step).pipe(Stream.ensuring(closePdf(opened)))
+}
+
+/** Reads a PDF. `fileName` is unused; the password, when the caller has one, is not part of the contract yet. */
+export const readPdf = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError> =>
+  Effect.gen(function*() {
+    const { deadline, maxPages, mode } = request.options
+    const opened = yield* openPdf(request.bytes, deadline)
+    const totalPages = opened.doc.numPages
+    if (!(totalPages >= 0)) {
+      yield* closePdf(opened)
+      return yield* Effect.fail(pdfError(new Corrupt({ message: "the PDF has no page tree" })))
+    }
+    const numPages = maxPages !== undefined && maxPages >= 0 ? Math.min(totalPages, Math.floor(maxPages)) : totalPages
+    const metadata = yield* documentMetadata(opened.doc)
+    const info: DocumentInfo = { numPages, totalPages, metadata }
+    const pages = pageStream(opened, numPages, deadline, { tables: true, warnNoText: mode === "auto" })
+    return { info, pages }
+  })
+
+/** The `Reader` the pipeline registers for `pdf`. */
+export const pdfReader: Reader = {
+  name: "pdf",
+  formats: ["pdf"],
+  read: readPdf
+}

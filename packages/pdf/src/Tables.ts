@@ -1,0 +1,310 @@
+/**
+ * Table detection. Ruled tables come from drawn lines: rules are snapped and joined, grouped into
+ * connected frames, and the frame's rule positions give the grid (a missing border between two
+ * cells makes a spanning cell). Frames with only horizontal rules (the usual "booktabs" style)
+ * take their columns from the text. Unruled tables come from alignment alone: consecutive rows of
+ * several short fragments whose horizontal extents leave common vertical gutters.
+ *
+ * Prose in columns also leaves gutters; it is told apart by the length of its fragments.
+ */
+import { blockOf, type LayoutBlock } from "./LayoutBlock.ts"
+import { joinRuns, type Line } from "./Lines.ts"
+import type { Rule } from "./PageContent.ts"
+import type { TableCell, TableGrid } from "./TableGrid.ts"
+import type { TextRun } from "./PageContent.ts"
+
+const SNAP = 2.5
+
+interface Box { x0: number; x1: number; top: number; bottom: number }
+
+/** Joins collinear, touching rules and drops specks. */
+export const normaliseRules = (rules: ReadonlyArray<Rule>): { h: Array<Rule>; v: Array<Rule> } => {
+  const merge = (list: Array<Rule>, horizontal: boolean): Array<Rule> => {
+    const pos = (r: Rule) => (horizontal ? r.y0 : r.x0)
+    const start = (r: Rule) => (horizontal ? r.x0 : r.y0)
+    const end = (r: Rule) => (horizontal ? r.x1 : r.y1)
+    list.sort((a, b) => pos(a) - pos(b) || start(a) - start(b))
+    const out: Array<Rule> = []
+    for (const r of list) {
+      const last = out[out.length - 1]
+      if (last !== undefined && Math.abs(pos(last) - pos(r)) <= SNAP / 2 && start(r) <= end(last) + SNAP) {
+        const e = Math.max(end(last), end(r))
+        out[out.length - 1] = horizontal ? { ...last, x1: e } : { ...last, y1: e }
+      } else {
+        out.push(r)
+      }
+    }
+    return out.filter((r) => end(r) - start(r) >= 6)
+  }
+  return { h: merge(rules.filter((r) => r.horizontal), true), v: merge(rules.filter((r) => !r.horizontal), false) }
+}
+
+const cluster = (values: Array<number>, tolerance: number): Array<number> => {
+  values.sort((a, b) => a - b)
+  const out: Array<number> = []
+  for (const v of values) if (out.length === 0 || v - out[out.length - 1] > tolerance) out.push(v)
+  return out
+}
+
+const centreX = (r: TextRun) => (r.x0 + r.x1) / 2
+const centreY = (r: TextRun) => (r.top + r.bottom) / 2
+const inside = (box: Box, x: number, y: number) => x >= box.x0 - 1 && x <= box.x1 + 1 && y >= box.top - 1 && y <= box.bottom + 1
+
+/** Column boundaries from the gaps in the union of the fragments' horizontal extents. */
+const columnsFromText = (lines: ReadonlyArray<Line>): Array<number> => {
+  const spans = lines.map((l) => [l.x0, l.x1] as const).sort((a, b) => a[0] - b[0])
+  const cuts: Array<number> = []
+  let right = -Infinity
+  for (const [x0, x1] of spans) {
+    if (right !== -Infinity && x0 > right + 1) cuts.push((right + x0) / 2)
+    right = Math.max(right, x1)
+  }
+  return cuts
+}
+
+/** Text rows: fragments whose vertical extents overlap. */
+const textRows = (lines: ReadonlyArray<Line>): Array<Array<Line>> => {
+  const sorted = [...lines].sort((a, b) => a.top - b.top)
+  const rows: Array<{ bottom: number; top: number; lines: Array<Line> }> = []
+  for (const line of sorted) {
+    const last = rows[rows.length - 1]
+    const mid = (line.top + line.bottom) / 2
+    if (last !== undefined && mid < last.bottom && mid > last.top) {
+      last.lines.push(line)
+      last.bottom = Math.max(last.bottom, line.bottom)
+    } else {
+      rows.push({ top: line.top, bottom: line.bottom, lines: [line] })
+    }
+  }
+  return rows.map((r) => r.lines)
+}
+
+const cellText = (runs: Array<TextRun>): string => {
+  if (runs.length === 0) return ""
+  runs.sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)
+  const parts: Array<string> = []
+  let current: Array<TextRun> = []
+  for (const run of runs) {
+    const last = current[current.length - 1]
+    if (last !== undefined && Math.abs(run.baseline - last.baseline) > 0.5 * Math.min(run.size, last.size)) {
+      parts.push(joinRuns(current.sort((a, b) => a.x0 - b.x0)))
+      current = []
+    }
+    current.push(run)
+  }
+  parts.push(joinRuns(current.sort((a, b) => a.x0 - b.x0)))
+  return parts.join(" ").replace(/(\w)- (\p{Ll})/gu, "$1$2")
+}
+
+/** Builds a grid from column cut positions and row boundaries, with optional span detection. */
+const buildGrid = (
+  lines: ReadonlyArray<Line>,
+  xs: ReadonlyArray<number>,
+  ys: ReadonlyArray<number>,
+  hasBorder?: (kind: "v" | "h", row: number, col: number) => boolean
+): TableGrid | undefined => {
+  const rows = ys.length - 1
+  const cols = xs.length - 1
+  if (rows < 1 || cols < 2) return undefined
+  // Union-find over slots: slots with no border between them form one spanning cell.
+  const parent = Array.from({ length: rows * cols }, (_, i) => i)
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+  if (hasBorder !== undefined) {
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        if (c + 1 < cols && !hasBorder("v", r, c + 1)) parent[find(r * cols + c + 1)] = find(r * cols + c)
+        if (r + 1 < rows && !hasBorder("h", r + 1, c)) parent[find((r + 1) * cols + c)] = find(r * cols + c)
+      }
+    }
+  }
+  const slotOf = (x: number, y: number): number => {
+    let c = 0
+    while (c < cols - 1 && x > xs[c + 1]) c++
+    let r = 0
+    while (r < rows - 1 && y > ys[r + 1]) r++
+    return r * cols + c
+  }
+  const runsBySlot = new Map<number, Array<TextRun>>()
+  for (const line of lines) {
+    for (const run of line.runs) {
+      const root = find(slotOf(centreX(run), centreY(run)))
+      let list = runsBySlot.get(root)
+      if (list === undefined) runsBySlot.set(root, (list = []))
+      list.push(run)
+    }
+  }
+  const extent = new Map<number, { r0: number; r1: number; c0: number; c1: number }>()
+  for (let i = 0; i < rows * cols; i++) {
+    const root = find(i)
+    const r = Math.floor(i / cols), c = i % cols
+    const e = extent.get(root)
+    if (e === undefined) extent.set(root, { r0: r, r1: r, c0: c, c1: c })
+    else { e.r0 = Math.min(e.r0, r); e.r1 = Math.max(e.r1, r); e.c0 = Math.min(e.c0, c); e.c1 = Math.max(e.c1, c) }
+  }
+  const cells: Array<TableCell> = []
+  for (const [root, e] of extent) {
+    // A merged region that is not a rectangle cannot be a cell: give up on spans for this table.
+    let count = 0
+    for (let i = 0; i < rows * cols; i++) if (find(i) === root) count++
+    if (count !== (e.r1 - e.r0 + 1) * (e.c1 - e.c0 + 1)) return hasBorder === undefined ? undefined : buildGrid(lines, xs, ys)
+    cells.push({ row: e.r0, col: e.c0, rowSpan: e.r1 - e.r0 + 1, colSpan: e.c1 - e.c0 + 1, text: cellText(runsBySlot.get(root) ?? []) })
+  }
+  cells.sort((a, b) => a.row - b.row || a.col - b.col)
+  // Drop rows that are entirely empty (rules drawn twice, spacer rows).
+  const filled = new Set(cells.filter((c) => c.text.length > 0).map((c) => c.row))
+  if (filled.size < 2) return undefined
+  return { rows, cols, cells }
+}
+
+const covered = (rules: ReadonlyArray<Rule>, horizontal: boolean, at: number, from: number, to: number): boolean => {
+  const need = (to - from) * 0.6
+  let total = 0
+  for (const r of rules) {
+    if (horizontal ? Math.abs(r.y0 - at) > SNAP : Math.abs(r.x0 - at) > SNAP) continue
+    const a = horizontal ? r.x0 : r.y0
+    const b = horizontal ? r.x1 : r.y1
+    total += Math.max(0, Math.min(b, to) - Math.max(a, from))
+  }
+  return total >= need
+}
+
+/** Frames of connected rules. */
+const frames = (h: ReadonlyArray<Rule>, v: ReadonlyArray<Rule>): Array<{ h: Array<Rule>; v: Array<Rule>; box: Box }> => {
+  const all = [...h, ...v]
+  const parent = all.map((_, i) => i)
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+  const touches = (a: Rule, b: Rule) => {
+    if (a.horizontal === b.horizontal) {
+      // Stacked horizontal rules of the same extent (booktabs), near each other.
+      if (!a.horizontal) return false
+      return Math.abs(a.x0 - b.x0) < 8 && Math.abs(a.x1 - b.x1) < 8 && Math.abs(a.y0 - b.y0) < 250
+    }
+    const hr = a.horizontal ? a : b
+    const vr = a.horizontal ? b : a
+    return vr.x0 >= hr.x0 - SNAP && vr.x0 <= hr.x1 + SNAP && hr.y0 >= vr.y0 - SNAP && hr.y0 <= vr.y1 + SNAP
+  }
+  for (let i = 0; i < all.length; i++) {
+    for (let j = i + 1; j < all.length; j++) if (touches(all[i], all[j])) parent[find(j)] = find(i)
+  }
+  const groups = new Map<number, { h: Array<Rule>; v: Array<Rule>; box: Box }>()
+  all.forEach((r, i) => {
+    const root = find(i)
+    let g = groups.get(root)
+    if (g === undefined) groups.set(root, (g = { h: [], v: [], box: { x0: Infinity, x1: -Infinity, top: Infinity, bottom: -Infinity } }))
+    ;(r.horizontal ? g.h : g.v).push(r)
+    g.box.x0 = Math.min(g.box.x0, r.x0); g.box.x1 = Math.max(g.box.x1, r.x1)
+    g.box.top = Math.min(g.box.top, r.y0); g.box.bottom = Math.max(g.box.bottom, r.y1)
+  })
+  return [...groups.values()]
+}
+
+const tableBlock = (lines: Array<Line>, grid: TableGrid): LayoutBlock => {
+  const block = blockOf("table", lines)
+  block.table = grid
+  return block
+}
+
+/** Ruled tables: returns the table blocks and the lines they did not take. */
+export const ruledTables = (
+  lines: ReadonlyArray<Line>,
+  rules: ReadonlyArray<Rule>,
+  page: { width: number; height: number }
+): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  if (rules.length < 2 || rules.length > 5000) return { tables: [], rest: [...lines] }
+  const { h, v } = normaliseRules(rules)
+  const tables: Array<LayoutBlock> = []
+  let rest = [...lines]
+  for (const frame of frames(h, v)) {
+    const { box } = frame
+    if (box.x1 - box.x0 < 30 || box.bottom - box.top < 10) continue
+    // A frame around (nearly) the whole page is a border, not a table.
+    if (box.x1 - box.x0 > page.width * 0.95 && box.bottom - box.top > page.height * 0.9) continue
+    const inFrame = rest.filter((l) => !l.rotated && inside(box, (l.x0 + l.x1) / 2, (l.top + l.bottom) / 2))
+    if (inFrame.length < 2) continue
+    let xs: Array<number>
+    let ys: Array<number>
+    let spans: ((kind: "v" | "h", row: number, col: number) => boolean) | undefined
+    const vx = cluster(frame.v.filter((r) => r.y1 - r.y0 > 4).map((r) => r.x0), SNAP)
+    const hy = cluster(frame.h.map((r) => r.y0), SNAP)
+    if (vx.length >= 2 || (vx.length >= 1 && frame.h.length >= 2)) {
+      xs = cluster([box.x0, ...vx, box.x1], SNAP)
+    } else {
+      const cuts = columnsFromText(inFrame)
+      if (cuts.length === 0) continue
+      xs = [box.x0, ...cuts, box.x1]
+    }
+    const rowsOfText = textRows(inFrame)
+    const innerH = hy.filter((y) => y > box.top + SNAP && y < box.bottom - SNAP)
+    if (innerH.length + 1 >= rowsOfText.length * 0.8 && hy.length >= 2) {
+      ys = cluster([box.top, ...hy, box.bottom], SNAP)
+      if (vx.length >= 2) {
+        spans = (kind, row, col) => kind === "v"
+          ? covered(frame.v, false, xs[col], ys[row], ys[row + 1])
+          : covered(frame.h, true, ys[row], xs[col], xs[col + 1])
+      }
+    } else {
+      // Rules do not separate every row: rows come from the text.
+      ys = [box.top]
+      for (let i = 1; i < rowsOfText.length; i++) {
+        const above = Math.max(...rowsOfText[i - 1].map((l) => l.bottom))
+        const below = Math.min(...rowsOfText[i].map((l) => l.top))
+        ys.push((above + below) / 2)
+      }
+      ys.push(box.bottom)
+    }
+    const grid = buildGrid(inFrame, xs, ys, spans)
+    if (grid === undefined) continue
+    // An empty column means the columns were guessed wrong.
+    const usedCols = new Set(grid.cells.filter((c) => c.text.length > 0).map((c) => c.col))
+    if (usedCols.size < 2) continue
+    tables.push(tableBlock(inFrame, grid))
+    const taken = new Set(inFrame)
+    rest = rest.filter((l) => !taken.has(l))
+  }
+  return { tables, rest }
+}
+
+/** Unruled tables from text alignment over consecutive multi-fragment rows. */
+export const alignedTables = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  const rows = textRows(lines.filter((l) => !l.rotated))
+  const tables: Array<LayoutBlock> = []
+  const taken = new Set<Line>()
+  const flush = (from: number, to: number) => {
+    const candidate = rows.slice(from, to)
+    if (candidate.length < 3) return
+    const all = candidate.flat()
+    const totalChars = all.reduce((n, l) => n + l.text.length, 0)
+    if (totalChars / all.length > 32) return
+    const cuts = columnsFromText(all)
+    if (cuts.length < 1) return
+    const multi = candidate.filter((r) => r.length >= 2).length
+    if (multi < Math.max(3, candidate.length * 0.6)) return
+    // Two columns of sentences are a two-column layout or a definition list, not a table.
+    if (cuts.length === 1 && totalChars / all.length > 20) return
+    let x0 = Infinity, x1 = -Infinity
+    for (const l of all) { x0 = Math.min(x0, l.x0); x1 = Math.max(x1, l.x1) }
+    const ys = [Math.min(...candidate[0].map((l) => l.top))]
+    for (let i = 1; i < candidate.length; i++) {
+      ys.push((Math.max(...candidate[i - 1].map((l) => l.bottom)) + Math.min(...candidate[i].map((l) => l.top))) / 2)
+    }
+    ys.push(Math.max(...candidate[candidate.length - 1].map((l) => l.bottom)))
+    const grid = buildGrid(all, [x0, ...cuts, x1], ys)
+    if (grid === undefined) return
+    tables.push(tableBlock(all, grid))
+    for (const l of all) taken.add(l)
+  }
+  const top = (row: Array<Line>) => Math.min(...row.map((l) => l.top))
+  const bottom = (row: Array<Line>) => Math.max(...row.map((l) => l.bottom))
+  let start = -1
+  for (let i = 0; i <= rows.length; i++) {
+    const row = rows[i]
+    const multi = row !== undefined && row.length >= 2
+    if (multi && (start < 0 || top(row) - bottom(rows[i - 1]) < 2.5 * row[0].size)) {
+      if (start < 0) start = i
+      continue
+    }
+    if (start >= 0) flush(start, i)
+    start = multi ? i : -1
+  }
+  return { tables, rest: lines.filter((l) => !taken.has(l)) }
+}

@@ -1,0 +1,94 @@
+/** The documents of the golden tests: each case draws a PDF that exercises one layout problem. */
+import { DUIS, LOREM, makePdf } from "./MakePdf.ts"
+
+export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
+  "headings": () => makePdf((b) => b.page((c) => {
+    let y = c.text(72, 60, "Annual Report on Widgets", 24, "bold")
+    y = c.paragraph(72, y + 12, 460, LOREM)
+    y = c.text(72, y + 14, "1 Introduction", 18, "bold")
+    y = c.paragraph(72, y + 6, 460, DUIS)
+    y = c.text(72, y + 12, "1.1 Background", 14, "bold")
+    y = c.paragraph(72, y + 6, 460, LOREM)
+    y = c.text(72, y + 12, "Scope of work", 11, "bold")
+    c.paragraph(72, y + 4, 460, DUIS)
+  })),
+  "two-column": () => makePdf((b) => b.page((c) => {
+    c.text(72, 60, "Columns Side By Side", 20, "bold")
+    let left = c.paragraph(72, 110, 220, `Left one. ${LOREM}`)
+    left = c.paragraph(72, left + 8, 220, `Left two. ${DUIS}`)
+    let right = c.paragraph(320, 110, 220, `Right one. ${DUIS}`)
+    right = c.paragraph(320, right + 8, 220, `Right two. ${LOREM}`)
+    c.paragraph(72, Math.max(left, right) + 20, 468, "A closing paragraph that spans the full width of the page below both columns.")
+  })),
+  "ruled-table": () => makePdf((b) => b.page((c) => {
+    c.text(72, 60, "Quarterly figures", 16, "bold")
+    const xs = [72, 200, 300, 400]
+    const ys = [100, 120, 140, 160, 180]
+    for (const x of xs) c.line(x, ys[0], x, ys[ys.length - 1])
+    for (const y of ys) c.line(xs[0], y, xs[xs.length - 1], y)
+    const rows = [["Region", "Q1", "Q2"], ["North", "10", "12"], ["South", "7", "9"], ["East | West", "3", "4"]]
+    rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k] + 4, ys[r] + 5, cell, 10, r === 0 ? "bold" : "regular")))
+    c.paragraph(72, 200, 460, "Text after the table continues as a normal paragraph.")
+  })),
+  "merged-cells": () => makePdf((b) => b.page((c) => {
+    const xs = [72, 200, 300, 400]
+    const ys = [100, 120, 140, 160]
+    // The header cell "Sales" spans the two right columns: no vertical rule between them in row 0.
+    for (const y of ys) c.line(xs[0], y, xs[3], y)
+    c.line(xs[0], ys[0], xs[0], ys[3])
+    c.line(xs[1], ys[0], xs[1], ys[3])
+    c.line(xs[2], ys[1], xs[2], ys[3])
+    c.line(xs[3], ys[0], xs[3], ys[3])
+    c.text(76, 105, "Item", 10, "bold")
+    c.text(204, 105, "Sales", 10, "bold")
+    c.text(76, 125, "Apples", 10); c.text(204, 125, "5", 10); c.text(304, 125, "6", 10)
+    c.text(76, 145, "Pears", 10); c.text(204, 145, "7", 10); c.text(304, 145, "8", 10)
+  })),
+  "unruled-table": () => makePdf((b) => b.page((c) => {
+    c.paragraph(72, 60, 460, "The measurements below were taken at noon.")
+    const rows = [["City", "Temp", "Rain", "Wind"], ["Oslo", "12", "3 mm", "4 m/s"], ["Lima", "24", "0 mm", "2 m/s"], ["Pune", "31", "9 mm", "6 m/s"], ["Kiev", "15", "1 mm", "5 m/s"]]
+    rows.forEach((row, r) => row.forEach((cell, k) => c.text(72 + k * 110, 100 + r * 16, cell, 10, r === 0 ? "bold" : "regular")))
+    c.paragraph(72, 200, 460, "All values are rounded.")
+  })),
+  "furniture": () => makePdf((b) => {
+    for (let n = 1; n <= 4; n++) {
+      b.page((c) => {
+        c.text(72, 30, "ACME Corporation Internal Report", 9)
+        c.text(300, 750, `${n}`, 9)
+        let y = c.text(72, 80, `Chapter ${n}`, 16, "bold")
+        y = c.paragraph(72, y + 6, 460, LOREM)
+        c.paragraph(72, y + 8, 460, DUIS)
+      })
+    }
+  }),
+  "lists": () => makePdf((b) => b.page((c) => {
+    let y = c.paragraph(72, 60, 460, "Things to bring:")
+    for (const item of ["A tent that keeps the rain out", "Two litres of water", "A map of the area"]) {
+      c.text(80, y + 4, "•", 11)
+      y = c.paragraph(96, y + 4, 420, item)
+    }
+    c.text(96, y + 4, "-", 11)
+    y = c.paragraph(110, y + 4, 400, "A nested remark about the map")
+    y += 10
+    ;["First step of the plan", "Second step of the plan"].forEach((item, i) => {
+      y = c.paragraph(80, y + 4, 420, `${i + 1}. ${item}`)
+    })
+    c.paragraph(72, y + 12, 460, "That is all.")
+  })),
+  "code": () => makePdf((b) => b.page((c) => {
+    let y = c.paragraph(72, 60, 460, "The function below adds two numbers.")
+    y += 8
+    const code = ["function add(a, b) {", "  const sum = a + b", "  return sum", "}"]
+    for (const line of code) {
+      const indent = line.length - line.trimStart().length
+      y = c.text(72 + indent * 6, y, line.trimStart(), 10, "mono")
+    }
+    c.paragraph(72, y + 10, 460, "It returns the sum.")
+  })),
+  "hyphenation": () => makePdf((b) => b.page((c) => {
+    let y = c.text(72, 60, "The committee approved the docu-", 11)
+    y = c.text(72, y, "ment after a long and well-", 11)
+    y = c.text(72, y, "known debate about state-of-the-", 11)
+    y = c.text(72, y, "art methods and the final flow.", 11)
+  }))
+}

@@ -1,0 +1,70 @@
+/**
+ * The HTML path of a scrape, composed: parse, read metadata, clean, collect links, filter
+ * (tags, main content), then write markdown and cleaned HTML. Synchronous and pure.
+ *
+ * How the filters combine (in this order):
+ * 1. `excludeTags` always applies first, to the whole cleaned page.
+ * 2. With `includeTags`, the result is exactly the matching elements (outermost, in document
+ *    order) and `onlyMainContent` is not applied on top: an explicit selection beats the
+ *    heuristic, so `includeTags: ["nav"]` returns the navigation even though main-content
+ *    extraction would drop it. If nothing matches, the result is empty.
+ * 3. Otherwise, with `onlyMainContent`, main-content extraction picks the content.
+ * `links` and `metadata` always come from the whole page, whatever the filters.
+ */
+import type { Root } from "hast"
+import { toHtml } from "hast-util-to-html"
+import { hastToMarkdown } from "./HastToMarkdown.ts"
+import { cleanHtml } from "./HtmlClean.ts"
+import { collectLinks } from "./HtmlLinks.ts"
+import { extractMetadata } from "./HtmlMetadata.ts"
+import { parseHtml } from "./HtmlParser.ts"
+import { extractMainContent } from "./MainContent.ts"
+import { excludeTags, includeTags } from "./TagFilter.ts"
+
+export interface HtmlOptions {
+  /** The final URL, for resolving relative links (a `<base href>` in the page takes precedence). */
+  readonly url: string
+  readonly onlyMainContent: boolean
+  readonly includeTags?: ReadonlyArray<string> | undefined
+  readonly excludeTags?: ReadonlyArray<string> | undefined
+  /** Markdown only: `data:` image URLs become `<Base64-Image-Removed>`, the alt text stays. */
+  readonly removeBase64Images: boolean
+  readonly formats: { readonly markdown: boolean; readonly html: boolean; readonly links: boolean }
+}
+
+export interface HtmlResult {
+  markdown?: string
+  html?: string
+  links?: Array<string>
+  metadata: Record<string, string | Array<string>>
+  /** Non-fatal problems (an invalid selector), for the response's `warning`. */
+  warnings?: Array<string>
+}
+
+export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
+  const parsed = parseHtml(html)
+  const metadata = extractMetadata(parsed, options.url)
+  const { root } = cleanHtml(parsed, options.url)
+  const result: HtmlResult = { metadata }
+  if (options.formats.links) result.links = collectLinks(root, options.url)
+  if (!options.formats.markdown && !options.formats.html) return result
+
+  const warnings: Array<string> = []
+  let content: Root = root
+  if (options.excludeTags !== undefined && options.excludeTags.length > 0) content = excludeTags(content, options.excludeTags, warnings)
+  if (options.includeTags !== undefined && options.includeTags.length > 0) content = includeTags(content, options.includeTags, warnings)
+  else if (options.onlyMainContent) content = extractMainContent(content, { url: options.url })
+
+  if (options.formats.markdown) result.markdown = hastToMarkdown(content, { removeBase64Images: options.removeBase64Images })
+  if (options.formats.html) result.html = toHtml(content)
+  if (warnings.length > 0) result.warnings = warnings
+  return result
+}
+
+/**
+ * Markdown of an HTML document or fragment with no main-content filtering (epub chapters,
+ * `.html` uploads of fragments). Relative URLs resolve against `baseUrl` when given and stay
+ * relative otherwise.
+ */
+export const htmlToMarkdown = (html: string, baseUrl?: string): string =>
+  hastToMarkdown(cleanHtml(parseHtml(html), baseUrl).root, { removeBase64Images: false })

@@ -1,0 +1,105 @@
+/**
+ * Markdown escaping, kept to the characters that would really turn text into syntax: an escaped
+ * `snake\_case` or `\[1\]` breaks search, snippets and word tokens, so `_` is escaped only at
+ * word edges, `*` only where it could open or close emphasis, `[`/`]` only where they would form
+ * a link, and list/heading/quote markers only at the start of a line.
+ */
+
+const PUNCTUATION = /[!-/:-@[-`{-~]/
+
+const isSpace = (c: string | undefined): boolean => c === undefined || c === " " || c === "\n" || c === "\t"
+const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c)
+
+/** Characters that may need escaping; text without them (most of it) is returned as is. */
+const SPECIAL = /[\\*_`[\]<&~]/
+
+/**
+ * Escapes inline text (whitespace already collapsed). Node edges count as non-space, to stay
+ * safe. Inside a link's label every bracket is escaped, since one stray `]` would end it.
+ */
+export const escapeText = (text: string, inLabel = false): string => {
+  if (!SPECIAL.test(text)) return text
+  const hasTildePair = text.indexOf("~") !== text.lastIndexOf("~")
+  let out = ""
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    const prev = text[i - 1]
+    const next = text[i + 1]
+    switch (c) {
+      case "\\":
+        out += next !== undefined && PUNCTUATION.test(next) ? "\\\\" : "\\"
+        break
+      case "*":
+        out += i > 0 && i < text.length - 1 && isSpace(prev) && isSpace(next) ? "*" : "\\*"
+        break
+      case "_":
+        out += isAlnum(prev) && isAlnum(next) ? "_" : "\\_"
+        break
+      case "`":
+        out += "\\`"
+        break
+      case "]":
+        out += inLabel || next === "(" || next === "[" || next === ":" ? "\\]" : "]"
+        break
+      case "[":
+        out += inLabel || (text.indexOf("]", i) !== -1 && /\]\s*[([:]/.test(text.slice(i))) ? "\\[" : "["
+        break
+      case "<":
+        out += next !== undefined && /[A-Za-z/!?]/.test(next) ? "\\<" : "<"
+        break
+      case "&":
+        out += /^&#?[A-Za-z0-9]+;/.test(text.slice(i, i + 34)) ? "\\&" : "&"
+        break
+      case "~":
+        out += hasTildePair ? "\\~" : "~"
+        break
+      default:
+        out += c
+    }
+  }
+  return out
+}
+
+/**
+ * Line starts that CommonMark would read as a block marker. Backtick and tilde fences are not
+ * here: text backticks are always escaped, so a line starting with three is our code span.
+ */
+const LINE_START = /^(#{1,6}(?=\s|$)|>|[-+*](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|=+\s*$|-+\s*$)/
+
+/** Escapes the block markers a paragraph line would otherwise start with. */
+export const escapeLineStart = (line: string): string => {
+  const match = LINE_START.exec(line)
+  if (match === null) return line
+  const marker = match[1]!
+  if (/^\d/.test(marker)) return `${marker}\\${line.slice(marker.length)}`
+  return `\\${line}`
+}
+
+/** A code span whose fence is longer than any backtick run inside. */
+export const codeSpan = (code: string): string => {
+  let longest = 0
+  let run = 0
+  for (const c of code) {
+    run = c === "`" ? run + 1 : 0
+    if (run > longest) longest = run
+  }
+  const fence = "`".repeat(longest + 1)
+  const pad = code.startsWith("`") || code.endsWith("`") || (code.startsWith(" ") && code.endsWith(" ") && code.trim() !== "")
+  return pad ? `${fence} ${code} ${fence}` : `${fence}${code}${fence}`
+}
+
+/** A fence for a code block: three backticks, or more than the longest run at a line start inside. */
+export const codeFence = (code: string): string => {
+  let longest = 0
+  for (const match of code.matchAll(/^[ \t]*(`{3,})/gm)) longest = Math.max(longest, match[1]!.length)
+  return "`".repeat(Math.max(3, longest + 1))
+}
+
+/** A link or image destination: angle brackets when it holds spaces, parentheses escaped. */
+export const linkDestination = (url: string): string => {
+  if (/[\s<>]/.test(url)) return `<${url.replace(/[<>]/g, (c) => encodeURIComponent(c))}>`
+  return url.replace(/[()]/g, (c) => `\\${c}`)
+}
+
+/** Text inside `[...]` of a link or image (alt text): only brackets and backslashes matter. */
+export const escapeLabel = (text: string): string => text.replace(/[\\[\]]/g, (c) => `\\${c}`)

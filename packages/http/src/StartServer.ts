@@ -46,13 +46,14 @@ export const startServer = async <E>(options: {
 }
 
 /**
- * Serves with the full pipeline, configured from HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR
- * and STRATA_RATE_LIMIT. Resolves once a signal has stopped the server.
+ * Serves until SIGINT or SIGTERM, then stops accepting connections, lets requests in flight
+ * finish, and resolves.
  */
-export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}): Promise<void> => {
-  const { StrataLive } = await import("strata")
-  const config = serverConfigFromEnv(process.env, overrides)
-  const server = await startServer({ pipeline: StrataLive, config })
+export const serveUntilSignal = async <E>(options: {
+  readonly pipeline: Layer.Layer<Pipeline, E>
+  readonly config: ServerConfig
+}): Promise<void> => {
+  const server = await startServer(options)
   process.stdout.write(`Strata listening on ${server.url} (POST /v2/scrape, POST /v2/parse, GET /health)\n`)
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -64,4 +65,13 @@ export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}): Promi
     process.on("SIGINT", stop)
     process.on("SIGTERM", stop)
   })
+}
+
+/**
+ * `npm start` and `strata serve`: the full pipeline, configured from HOST, PORT,
+ * STRATA_API_KEYS, STRATA_DATA_DIR and STRATA_RATE_LIMIT. Resolves once a signal stopped it.
+ */
+export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}): Promise<void> => {
+  const { StrataLive } = await import("strata")
+  await serveUntilSignal({ pipeline: StrataLive, config: serverConfigFromEnv(process.env, overrides) })
 }

@@ -3,7 +3,7 @@
  * `startServer({ pipeline, config })` for tests and embedding, `serveFromEnv()` for `npm start`.
  */
 export { layer, routes } from "./HttpAdapter.ts"
-export { startServer, serveFromEnv, type RunningServer } from "./StartServer.ts"
+export { serveFromEnv, serveUntilSignal, startServer, type RunningServer } from "./StartServer.ts"
 export {
   makeServerConfig,
   serverConfigFromEnv,

@@ -96,7 +96,7 @@ export const multipartBody = (
   boundary: string,
   parts: ReadonlyArray<{ name: string; fileName?: string; contentType?: string; data: string | Uint8Array }>,
   options: { readonly close?: boolean } = {}
-): Buffer => {
+): Uint8Array<ArrayBuffer> => {
   const chunks: Array<Buffer> = []
   for (const part of parts) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`
@@ -106,5 +106,5 @@ export const multipartBody = (
     chunks.push(Buffer.from(head + "\r\n"), Buffer.from(part.data), Buffer.from("\r\n"))
   }
   if (options.close !== false) chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return Buffer.concat(chunks)
+  return new Uint8Array(Buffer.concat(chunks))
 }

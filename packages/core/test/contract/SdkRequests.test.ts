@@ -66,7 +66,7 @@ const lastJson = (path: string): unknown => {
 const lastParseOptions = async (): Promise<{ options: unknown; fileName: string | undefined }> => {
   const hit = recorded.filter((r) => r.path === "/v2/parse").at(-1)
   if (!hit) throw new Error("no parse request")
-  const form = await new Response(hit.raw, { headers: { "content-type": hit.contentType } }).formData()
+  const form = await new Response(new Uint8Array(hit.raw), { headers: { "content-type": hit.contentType } }).formData()
   const file = form.get("file")
   return { options: form.get("options"), fileName: file instanceof File ? file.name : undefined }
 }

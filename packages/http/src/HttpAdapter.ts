@@ -63,7 +63,8 @@ const withContractBody = (
   path: string,
   requestId: string
 ): HttpServerResponse.HttpServerResponse => {
-  if (response.status < 400 || response.body._tag !== "Empty") return response
+  // 499: the client closed the connection; nobody reads this response.
+  if (response.status < 400 || response.status === 499 || response.body._tag !== "Empty") return response
   if (response.status === 404 || response.status === 405) return toResponse(routeNotFound(method, path))
   if (response.status >= 500) return toResponse(unknownError(requestId))
   return toResponse(badRequest(`The request could not be processed (HTTP ${response.status})`))
@@ -85,17 +86,23 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     const requestId = isValidRequestId(suppliedId) ? suppliedId : randomUUID()
     const context: RequestContext = { requestId, keyId: undefined, logFields: {} }
 
-    const finish = (response: HttpServerResponse.HttpServerResponse) => {
-      const final = withContractBody(response, request.method, path, requestId)
+    let logged = false
+    const log = (status: number) => {
+      if (logged) return
+      logged = true
       writeRequestLog(config.writeLog, {
         requestId,
         method: request.method,
         path,
-        status: final.status,
+        status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         keyId: context.keyId,
         ...context.logFields
       })
+    }
+    const finish = (response: HttpServerResponse.HttpServerResponse) => {
+      const final = withContractBody(response, request.method, path, requestId)
+      log(final.status)
       return HttpServerResponse.setHeader(final, "x-request-id", requestId)
     }
 
@@ -113,7 +120,11 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     }
     // The app sends its own response; this hook is the last look at it before it goes out.
     yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.sync(() => finish(response)))
-    return yield* app.pipe(Effect.provideService(RequestContext, context))
+    return yield* app.pipe(
+      Effect.provideService(RequestContext, context),
+      // The client went away before an answer: still one line, with nginx's "client closed" 499.
+      Effect.onInterrupt(() => Effect.sync(() => log(499)))
+    )
   })
 
 /**

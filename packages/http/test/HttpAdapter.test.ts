@@ -38,10 +38,15 @@ const reasons = {
   LockdownCacheMiss: () => new LockdownCacheMiss({ message: "lockdown: no cached copy" })
 } as const
 
-/** Fails with the reason named by `simulate`, throws for `defect`, else echoes the request. */
+let interruptedScrapes = 0
+
+/** Fails with the reason named by `simulate`, throws for `defect`, hangs for `slow`, else echoes. */
 const scripted = Layer.succeed(Pipeline, Pipeline.of({
   scrape: (request) => {
     const simulate = (request as { simulate?: string }).simulate
+    if (simulate === "slow") {
+      return Effect.as(Effect.sleep("10 seconds"), {}).pipe(Effect.onInterrupt(() => Effect.sync(() => interruptedScrapes++)))
+    }
     if (simulate === "defect") return Effect.die(new Error("secret internal detail at /srv/app.ts:42"))
     if (simulate !== undefined) return Effect.fail(scrapeError(reasons[simulate as keyof typeof reasons]()))
     return Effect.succeed({ markdown: "# ok", metadata: { sourceURL: (request as { url?: string }).url, statusCode: 200 } })
@@ -235,6 +240,24 @@ describe("error table", () => {
 })
 
 describe("logs", () => {
+  it("stops the pipeline and logs 499 when the client goes away", async () => {
+    const controller = new AbortController()
+    const aborted = fetch(`${server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": "gone-2" },
+      body: JSON.stringify({ url: "https://example.com", simulate: "slow" }),
+      signal: controller.signal
+    }).catch((error: unknown) => error)
+    setTimeout(() => controller.abort(), 100)
+    expect(await aborted).toBeInstanceOf(Error)
+    for (let i = 0; i < 100 && !server.logs.some((l) => l.requestId === "gone-2"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(server.logs.find((l) => l.requestId === "gone-2")).toMatchObject({ status: 499, path: "/v2/scrape" })
+    expect(server.logs.filter((l) => l.requestId === "gone-2")).toHaveLength(1)
+    expect(interruptedScrapes).toBe(1)
+  })
+
   it("writes one line per request without query strings, keys or zero-data-retention URLs", async () => {
     const before = server.logs.length
     await scrape({ url: "https://kept.example/", formats: ["markdown"] }, { "x-request-id": "log-kept" })

@@ -85,7 +85,7 @@ const baseMetadata = (input: ContentInput, contentType: string | undefined) => (
   sourceURL: input.sourceURL,
   url: input.url,
   statusCode: input.statusCode,
-  contentType: contentType ?? input.contentType ?? "application/octet-stream",
+  contentType: input.contentTypeHeader ?? contentType ?? input.contentType ?? "application/octet-stream",
   error: input.statusCode >= 400 ? `${input.statusCode} ${STATUS_CODES[input.statusCode] ?? "Error"}` : null
 })
 

@@ -15,8 +15,8 @@ import { renderContent, type ContentInput } from "./ContentStage.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 
-/** The response's `data` object. */
-export type ScrapeData = Record<string, unknown>
+/** The response's `data` object, as the pipeline builds it (the contract's `ScrapeData` Schema describes it). */
+export type ResponseData = Record<string, unknown>
 
 export interface UploadedFile {
   readonly bytes: Uint8Array
@@ -25,8 +25,8 @@ export interface UploadedFile {
 }
 
 export class Pipeline extends Context.Service<Pipeline, {
-  readonly scrape: (request: unknown) => Effect.Effect<ScrapeData, ScrapeError>
-  readonly parse: (file: UploadedFile, options: unknown) => Effect.Effect<ScrapeData, ScrapeError>
+  readonly scrape: (request: unknown) => Effect.Effect<ResponseData, ScrapeError>
+  readonly parse: (file: UploadedFile, options: unknown) => Effect.Effect<ResponseData, ScrapeError>
 }>()("@strata/core/Pipeline") {
   static readonly layer = Layer.effect(
     Pipeline,
@@ -37,7 +37,7 @@ export class Pipeline extends Context.Service<Pipeline, {
       const withBudget = <A>(timeoutMs: number, work: Effect.Effect<A, ScrapeError>) =>
         Effect.timeoutOrElse(work, {
           duration: timeoutMs,
-          onTimeout: () => Effect.fail(scrapeError(new TimedOut({ message: `The request did not finish within its timeout of ${timeoutMs} ms` })))
+          orElse: () => Effect.fail(scrapeError(new TimedOut({ message: `The request did not finish within its timeout of ${timeoutMs} ms` })))
         })
 
       const scrapeUrl = Effect.fnUntraced(function*(request: ScrapeRequest, deadline: number) {
@@ -90,7 +90,7 @@ export class Pipeline extends Context.Service<Pipeline, {
 }
 
 /** Stamps what every response's metadata carries. */
-const finish = (data: ScrapeData): ScrapeData => {
+const finish = (data: ResponseData): ResponseData => {
   const metadata = (data.metadata ?? {}) as Record<string, unknown>
   return { ...data, metadata: { ...metadata, scrapeId: randomUUID() } }
 }

@@ -4,7 +4,7 @@
  * `ScrapeError` whose `reason` says why). Effect users take `StrataLive` and the `Pipeline`
  * service instead.
  */
-import { Pipeline, type ScrapeData } from "@strata/core"
+import { Pipeline, type ResponseData } from "@strata/core"
 import { Effect, ManagedRuntime } from "effect"
 import { StrataLive } from "./Live.ts"
 
@@ -15,7 +15,7 @@ let runtime: ManagedRuntime.ManagedRuntime<Pipeline, never> | undefined
 const getRuntime = () => (runtime ??= ManagedRuntime.make(StrataLive))
 
 /** Scrapes one URL. `options` are the contract's ScrapeOptions (formats, onlyMainContent, parsers, ...). */
-export const scrape = (url: string, options: Record<string, unknown> = {}): Promise<ScrapeData> =>
+export const scrape = (url: string, options: Record<string, unknown> = {}): Promise<ResponseData> =>
   getRuntime().runPromise(Pipeline.use((pipeline) => pipeline.scrape({ ...options, url })))
 
 /** Parses the bytes of a document; `fileName` gives its extension. `options` are the contract's parse options. */
@@ -24,7 +24,7 @@ export const parse = (
   fileName: string,
   options: Record<string, unknown> = {},
   contentType?: string
-): Promise<ScrapeData> =>
+): Promise<ResponseData> =>
   getRuntime().runPromise(Pipeline.use((pipeline) => pipeline.parse({ bytes, fileName, contentType }, options)))
 
 /** Releases the runtime's resources (pools, workers); the next call starts a new one. */

@@ -7,6 +7,8 @@
  * (a 404 page is a successful fetch); a decompressed body no larger than the cap; one typed
  * `ScrapeError` otherwise (UrlBlocked, TimedOut, FetchFailed with a kind). The SSRF check runs
  * on every hop, on IP literals before connecting and on DNS answers inside the socket's lookup.
+ * Immediate refreshes (meta tag or header) count as redirects, since a browser follows them
+ * before showing anything; cookies set along the way are sent back within the one fetch.
  */
 import type { Agent as HttpAgentType } from "node:http"
 import http from "node:http"
@@ -17,6 +19,8 @@ import { fetchFailure } from "./FetchFailure.ts"
 import { exchange, type ExchangeResult } from "./HttpExchange.ts"
 import { RedirectCookies } from "./RedirectCookies.ts"
 import { headersForRedirect, invalidHeaders, mergeRequestHeaders } from "./RequestHeaders.ts"
+import { refreshTarget } from "./MetaRefresh.ts"
+import { isBadPort, urlPort } from "./PortPolicy.ts"
 import { blockedLiteral, makeGuardedLookup } from "./SafeLookup.ts"
 
 export interface FetchOptions {
@@ -29,6 +33,8 @@ export interface FetchOptions {
   readonly maxBytes?: number
   /** Overrides the layer's private-address policy for this fetch. */
   readonly allowPrivate?: boolean
+  /** Follow an immediate `<meta http-equiv="refresh">` / `Refresh` header redirect as a browser would; default true. */
+  readonly followRefresh?: boolean
 }
 
 export interface FetchResponse {
@@ -70,6 +76,32 @@ const checkScheme = (url: URL): Effect.Effect<URL, ScrapeError> =>
   url.protocol === "http:" || url.protocol === "https:"
     ? Effect.succeed(url)
     : Effect.fail(scrapeError(new UrlBlocked({ url: url.href, message: `Refusing to fetch ${url.href}: only http and https URLs can be scraped` })))
+
+/** Refuses, before connecting, an internal IP literal or a port that belongs to another protocol. */
+const checkTarget = (url: URL): Effect.Effect<void, ScrapeError> => {
+  const blocked = blockedLiteral(url)
+  if (blocked !== undefined) {
+    return Effect.fail(scrapeError(new UrlBlocked({
+      url: url.href,
+      message: `Refusing to fetch ${url.href}: ${blocked.address} is a ${blocked.range} address. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.`
+    })))
+  }
+  if (isBadPort(url)) {
+    return Effect.fail(scrapeError(new UrlBlocked({ url: url.href, message: `Refusing to fetch ${url.href}: port ${urlPort(url)} belongs to another protocol (mail, DNS, shell...)` })))
+  }
+  return Effect.void
+}
+
+const withoutFragment = (url: URL): string => url.href.replace(/#.*$/, "")
+
+/** Where a 2xx HTML page immediately refreshes to, when that is another http(s) document. */
+const immediateRefresh = (response: FetchResponse, url: URL): URL | undefined => {
+  if (response.status < 200 || response.status > 299) return undefined
+  if (response.contentType !== "text/html" && response.contentType !== "application/xhtml+xml") return undefined
+  const target = refreshTarget(response.body, response.headers["content-type"], response.headers["refresh"], url)
+  if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) return undefined
+  return withoutFragment(target) === withoutFragment(url) ? undefined : target
+}
 
 const timedOut = (url: URL): ScrapeError =>
   scrapeError(new TimedOut({ message: `Fetching ${url.href} did not finish within the request's timeout` }))
@@ -138,36 +170,41 @@ export const makeFetcher = (config: FetcherConfig): Effect.Effect<FetcherService
         }
         // A hop repeats only if the URL and the cookies sent are the same: "set cookie, redirect to self" is progress.
         const seen = new Set<string>()
+        const stateKey = (target: URL): string => `${withoutFragment(target)} ${withCookies(target).cookie ?? ""}`
         for (let hops = 0; ; hops++) {
           const open = allowPrivate || allowedOrigins.has(url.origin)
-          const blocked = open ? undefined : blockedLiteral(url)
-          if (blocked !== undefined) {
-            return yield* Effect.fail(scrapeError(new UrlBlocked({
-              url: url.href,
-              message: `Refusing to fetch ${url.href}: ${blocked.address} is a ${blocked.range} address. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.`
-            })))
-          }
+          if (!open) yield* checkTarget(url)
           const sent = withCookies(url)
-          seen.add(`${url.href.replace(/#.*$/, "")} ${sent.cookie ?? ""}`)
+          seen.add(stateKey(url))
           const result = yield* hop(url, sent, open, options)
           cookies.store(url, result.setCookie)
+          let next: URL
+          let response: FetchResponse | undefined
           if (result._tag === "Response") {
-            return { url: url.href, status: result.status, headers: result.headers, contentType: result.contentType, body: result.body }
+            response = { url: url.href, status: result.status, headers: result.headers, contentType: result.contentType, body: result.body }
+            const refresh = options.followRefresh === false ? undefined : immediateRefresh(response, url)
+            if (refresh === undefined) return response
+            next = refresh
+          } else {
+            if (!URL.canParse(result.location, url)) {
+              return yield* Effect.fail(scrapeError(new FetchFailed({ kind: "protocol", url: url.href, message: `${url.href} redirects to an invalid URL: ${result.location}` })))
+            }
+            next = yield* checkScheme(new URL(result.location, url))
           }
-          if (!URL.canParse(result.location, url)) {
-            return yield* Effect.fail(scrapeError(new FetchFailed({ kind: "protocol", url: url.href, message: `${url.href} redirects to an invalid URL: ${result.location}` })))
-          }
-          const next = yield* checkScheme(new URL(result.location, url))
           // A fragment-less Location keeps the fragment of the URL that redirected (RFC 9110 10.2.2).
           if (next.hash === "" && url.hash !== "") next.hash = url.hash
+          const loop = seen.has(stateKey(next))
+          if (loop || hops + 1 > maxRedirects) {
+            // A refresh that goes nowhere new leaves the page it is on: that page is the result.
+            if (response !== undefined) return response
+            return yield* Effect.fail(scrapeError(new FetchFailed({
+              kind: "redirects",
+              url: rawUrl,
+              message: loop ? `Redirect loop: ${rawUrl} leads back to ${next.href}` : `Too many redirects: ${rawUrl} redirected more than ${maxRedirects} times`
+            })))
+          }
           headers = headersForRedirect(headers, url, next)
           url = next
-          if (seen.has(`${url.href.replace(/#.*$/, "")} ${withCookies(url).cookie ?? ""}`)) {
-            return yield* Effect.fail(scrapeError(new FetchFailed({ kind: "redirects", url: rawUrl, message: `Redirect loop: ${rawUrl} leads back to ${url.href}` })))
-          }
-          if (hops + 1 > maxRedirects) {
-            return yield* Effect.fail(scrapeError(new FetchFailed({ kind: "redirects", url: rawUrl, message: `Too many redirects: ${rawUrl} redirected more than ${maxRedirects} times` })))
-          }
         }
       }).pipe(Effect.withSpan("Fetcher.fetch", { attributes: { url: rawUrl } }))
 

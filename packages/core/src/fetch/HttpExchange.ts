@@ -71,6 +71,8 @@ const openResponse = (request: ExchangeRequest): Promise<IncomingMessage> =>
       agent: request.agent,
       ...(request.lookup === undefined ? {} : { lookup: request.lookup }),
       maxHeaderSize,
+      // Browsers read responses llhttp's strict mode rejects (stray spaces, bare LFs); a scraper must too.
+      insecureHTTPParser: true,
       signal: request.signal
     }
     if (url.username !== "" || url.password !== "") options.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`

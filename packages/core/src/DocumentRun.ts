@@ -64,7 +64,10 @@ export const runDocumentStream = (
     const writer = new MarkdownWriter({ pageMarkers })
     const events = result.pages.pipe(
       Stream.mapError(fromDocumentError),
-      Stream.map((page: Page): PageEvent => ({ ...writer.push(page), diagnostics: page.diagnostics ?? [] }))
+      Stream.map((page: Page): PageEvent => ({
+        ...writer.push(page),
+        diagnostics: (page.diagnostics ?? []).map((d) => (d.page === undefined ? { ...d, page: page.pageNumber } : d))
+      }))
     )
     return { info: result.info, events, writer }
   })

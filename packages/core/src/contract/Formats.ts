@@ -112,6 +112,9 @@ const needsOptions: Record<string, string> = {
   query: "the query format must be an object: { type: \"query\", prompt }"
 }
 
+/** Format types that have no string form (their bare name is rejected). */
+export const objectOnlyFormatTypes: ReadonlyArray<FormatType> = FormatTypes.filter((t) => t in needsOptions)
+
 /** The wire Schema of one `formats` entry, limited to `allowed` types. */
 export const makeFormatOption = (allowed: ReadonlyArray<FormatType>, identifier: string) => {
   const simple = SimpleFormatTypes.filter((t) => allowed.includes(t))

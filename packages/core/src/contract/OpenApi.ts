@@ -7,6 +7,7 @@
 import { JsonSchema, Schema } from "effect"
 import { CatalogResponse } from "./Catalog.ts"
 import { ErrorBody, type ErrorStatus, MessageOnlyErrorBody, parseErrorStatuses, scrapeErrorStatuses } from "./ErrorBodies.ts"
+import { objectOnlyFormatTypes } from "./Formats.ts"
 import { ParseOptionsBody, ScrapeRequestBody } from "./RequestBodies.ts"
 import { ScrapeResponse } from "./Responses.ts"
 
@@ -85,6 +86,22 @@ const errorResponses = (statuses: ReadonlyArray<ErrorStatus>, errorBody: unknown
     }
   ]))
 
+/**
+ * The format unions carry the object-only names as strings only to reject them with a useful
+ * message; the published string enum lists the names a client may actually send.
+ */
+const dropObjectOnlyNames = (schemas: Json) => {
+  for (const name of ["FormatOption", "ParseFormatOption"]) {
+    const union = schemas[name]
+    if (!isObject(union) || !Array.isArray(union.anyOf)) continue
+    for (const member of union.anyOf) {
+      if (isObject(member) && member.type === "string" && Array.isArray(member.enum)) {
+        member.enum = member.enum.filter((v) => !objectOnlyFormatTypes.includes(v as never))
+      }
+    }
+  }
+}
+
 let cached: Json | undefined
 
 /** The OpenAPI 3.0.0 description of /v2/scrape, /v2/parse and /health (served at /v2/openapi.json). */
@@ -97,6 +114,7 @@ export const openApiDocument = (): Json => {
   const catalogResponse = collect(CatalogResponse, schemas)
   const errorBody = collect(ErrorBody, schemas)
   const messageBody = collect(MessageOnlyErrorBody, schemas)
+  dropObjectOnlyNames(schemas)
   const health = { type: "object", properties: { status: { type: "string", enum: ["ok"] }, success: { type: "boolean" } } }
 
   cached = {

@@ -9,8 +9,10 @@ import {
   openApiDocument,
   ParseOptionsBody,
   ScrapeRequestBody,
+  ScrapeData,
   ScrapeResponse
 } from "../../src/contract/index.ts"
+import { makeBlock, writeMarkdown } from "../../src/index.ts"
 
 type Json = Record<string, any>
 
@@ -98,6 +100,17 @@ describe("openApiDocument", () => {
     expect(doc.components.schemas.BlockItem.properties.label.nullable).toBe(true)
   })
 
+  it("lists only sendable format names in the string enum", () => {
+    const strings = doc.components.schemas.FormatOption.anyOf.find((m: Json) => m.type === "string")
+    expect(strings.enum).toContain("markdown")
+    expect(strings.enum).toContain("changeTracking")
+    expect(strings.enum).not.toContain("json")
+    expect(strings.enum).not.toContain("question")
+    const parseStrings = doc.components.schemas.ParseFormatOption.anyOf.find((m: Json) => m.type === "string")
+    expect(parseStrings.enum).not.toContain("screenshot")
+    expect(parseStrings.enum).not.toContain("json")
+  })
+
   it("returns a fresh copy each call", () => {
     const a = openApiDocument() as Json
     a.info.version = "changed"
@@ -141,6 +154,15 @@ describe("response Schemas", () => {
     expect(decode(ScrapeResponse)(data([{ ...block, bbox: [0, 0, 1, 2] }]))).toBe("Failure")
     expect(decode(ScrapeResponse)(data([block], "weird"))).toBe("Failure")
     expect(decode(ScrapeResponse)({ success: true, data: { pages: [{ pageNumber: 0, markdown: "" }] } })).toBe("Failure")
+  })
+
+  it("accept the pages and blocks the shared markdown writer produces", () => {
+    const out = writeMarkdown([
+      { pageNumber: 1, status: "ok", width: 612, height: 792, blocks: [makeBlock("title", "# T"), makeBlock("text", "Body"), makeBlock("page_number", "1")] },
+      { pageNumber: 2, status: "ok", width: 612, height: 792, blocks: [makeBlock("table", "| a |\n| - |\n| 1 |")] }
+    ], { pageMarkers: true })
+    expect(out.blocks.flatMap((p) => p.items)).toHaveLength(4)
+    expect(decode(ScrapeData)({ markdown: out.markdown, pages: out.pages, blocks: out.blocks })).toBe("Success")
   })
 
   it("metadata takes extra string keys but not other shapes", () => {

@@ -4,7 +4,7 @@
  * Node HTTP server and needs a `Pipeline`; the CLI and the tests start it with `startServer`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { openApiDocument, type Pipeline } from "./CoreShim.ts"
+import { openApiDocument, type Pipeline } from "@strata/core"
 import { Cause, Effect, Layer } from "effect"
 import { HttpEffect, HttpRouter, type HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"

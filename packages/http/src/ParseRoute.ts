@@ -4,7 +4,7 @@
  * is cut off by the parser as soon as the file crosses 50 MB. `metadata.sourceURL` is the
  * uploaded file's name (the pipeline sets it from `fileName`).
  */
-import { Pipeline } from "./CoreShim.ts"
+import { Pipeline } from "@strata/core"
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"

@@ -2,7 +2,7 @@
  * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), hands it
  * to the pipeline, which validates it, and answers `{ success: true, data }` or the mapped error.
  */
-import { Pipeline } from "./CoreShim.ts"
+import { Pipeline } from "@strata/core"
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { parseJsonText } from "./JsonText.ts"

@@ -3,7 +3,7 @@
  * URL and a `close`) and `serveFromEnv` (`npm start`, `strata serve`: configured from the
  * environment, runs until SIGINT/SIGTERM, then stops accepting and lets requests in flight end).
  */
-import type { Pipeline } from "./CoreShim.ts"
+import type { Pipeline } from "@strata/core"
 import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { layer } from "./HttpAdapter.ts"

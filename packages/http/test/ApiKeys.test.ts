@@ -7,7 +7,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { generateApiKey, serverConfigFromEnv } from "../src/index.ts"
-import { Pipeline } from "../src/CoreShim.ts"
+import { Pipeline } from "@strata/core"
 import { startTestServer, tempDir } from "./support.ts"
 
 const echo = Layer.succeed(Pipeline, Pipeline.of({

@@ -6,7 +6,7 @@
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { defaultMaxUploadBytes } from "../src/index.ts"
-import { Pipeline } from "../src/CoreShim.ts"
+import { Pipeline } from "@strata/core"
 import { multipartBody, postStreaming, startTestServer, type TestServer } from "./support.ts"
 
 const KEY = "parse-key"

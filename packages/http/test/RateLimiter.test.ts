@@ -2,7 +2,7 @@
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeRateLimiter, serverConfigFromEnv } from "../src/index.ts"
-import { Pipeline } from "../src/CoreShim.ts"
+import { Pipeline } from "@strata/core"
 import { startTestServer } from "./support.ts"
 
 describe("makeRateLimiter", () => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Layer } from "effect"
 import { startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
-import type { Pipeline } from "../src/CoreShim.ts"
+import type { Pipeline } from "@strata/core"
 
 export interface TestServer extends RunningServer {
   readonly logs: Array<Record<string, unknown>>

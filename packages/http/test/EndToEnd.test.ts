@@ -1,0 +1,156 @@
+/**
+ * End to end: the real pipeline (`StrataLive`: real fetcher, HTML stages, readers) behind the
+ * real server, driven by raw HTTP and by the official `@mendable/firecrawl-js` SDK, unchanged,
+ * against pages this test serves on 127.0.0.1.
+ */
+import Firecrawl from "@mendable/firecrawl-js"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "./support.ts"
+
+const KEY = "e2e-key"
+
+const ARTICLE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Tide Pools of the Northern Coast</title>
+  <meta name="description" content="A field guide to tide pool life.">
+  <meta property="og:title" content="Tide Pools">
+</head>
+<body>
+  <header><nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/shop">Shop</a></nav></header>
+  <main>
+    <article>
+      <h1>Tide Pools of the Northern Coast</h1>
+      <p>Tide pools form where the sea retreats twice a day and leaves behind small basins of water among the rocks.
+      The animals that live there endure waves, sun, and sudden changes in salt and temperature.</p>
+      <h2>Who lives there</h2>
+      <p>Sea anemones close their tentacles at low tide to keep moisture in. Hermit crabs trade shells as they grow,
+      and periwinkles graze the thin film of algae that covers every stone. See the <a href="/species/anemone">anemone page</a>.</p>
+      <ul><li>Ochre sea stars</li><li>Purple urchins</li><li>Gooseneck barnacles</li></ul>
+      <p>Visit at the lowest tide of the month, step only on bare rock, and put every stone back the way you found it.</p>
+    </article>
+  </main>
+  <footer><p>Copyright 2026 Coastal Field Guides. All rights reserved.</p></footer>
+</body>
+</html>`
+
+let site: Server
+let siteUrl: string
+let server: TestServer
+let firecrawl: Firecrawl
+
+beforeAll(async () => {
+  // The test pages live on loopback, which the fetcher refuses unless told otherwise.
+  process.env.STRATA_ALLOW_PRIVATE_URLS = "1"
+  site = createServer((request, response) => {
+    if (request.url === "/slow") {
+      const timer = setTimeout(() => response.end("late"), 10_000)
+      response.on("close", () => clearTimeout(timer))
+      return
+    }
+    if (request.url === "/article") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      response.end(ARTICLE)
+      return
+    }
+    response.writeHead(404, { "content-type": "text/plain" })
+    response.end("not here")
+  })
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  const { StrataLive } = await import("strata")
+  server = await startTestServer(StrataLive, { apiKeys: [KEY] })
+  firecrawl = new Firecrawl({ apiKey: KEY, apiUrl: server.url })
+})
+
+afterAll(async () => {
+  await server?.close()
+  site?.closeAllConnections()
+  await new Promise((resolve) => site?.close(resolve))
+})
+
+describe("@mendable/firecrawl-js against this server", () => {
+  it("scrape() returns the page's main content as markdown with metadata", async () => {
+    const document = await firecrawl.scrape(`${siteUrl}/article`, { formats: ["markdown", "links"] })
+    expect(document.markdown).toContain("# Tide Pools of the Northern Coast")
+    expect(document.markdown).toContain("Sea anemones close their tentacles")
+    expect(document.markdown).toMatch(/[-*] Ochre sea stars/)
+    expect(document.markdown).not.toContain("All rights reserved")
+    expect(document.metadata?.title).toBe("Tide Pools of the Northern Coast")
+    expect(document.metadata?.description).toBe("A field guide to tide pool life.")
+    expect(document.metadata?.sourceURL).toBe(`${siteUrl}/article`)
+    expect(document.metadata?.statusCode).toBe(200)
+    expect(document.links).toEqual(expect.arrayContaining([`${siteUrl}/species/anemone`]))
+  })
+
+  it("parse() turns an uploaded HTML file into markdown, named by its file name", async () => {
+    const document = await firecrawl.parse(
+      { data: ARTICLE, filename: "tide-pools.html", contentType: "text/html" },
+      { formats: ["markdown"] }
+    )
+    expect(document.markdown).toContain("# Tide Pools of the Northern Coast")
+    expect(document.markdown).toContain("Hermit crabs trade shells")
+    expect(document.metadata?.sourceURL).toBe("tide-pools.html")
+  })
+
+  it("surfaces a wrong key as a 401 SdkError", async () => {
+    const stranger = new Firecrawl({ apiKey: "not-a-key", apiUrl: server.url })
+    await expect(stranger.scrape(`${siteUrl}/article`)).rejects.toMatchObject({ status: 401 })
+  })
+
+  it("surfaces the scrape timeout as 408 SCRAPE_TIMEOUT", async () => {
+    const started = Date.now()
+    await expect(firecrawl.scrape(`${siteUrl}/slow`, { timeout: 1000 })).rejects.toMatchObject({
+      status: 408,
+      code: "SCRAPE_TIMEOUT"
+    })
+    expect(Date.now() - started).toBeLessThan(8000)
+  })
+})
+
+describe("contract validation through the real pipeline", () => {
+  const post = (body: unknown) =>
+    fetch(`${server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+
+  it("rejects unknown keys with 400 BAD_REQUEST and details", async () => {
+    const response = await post({ url: `${siteUrl}/article`, notAnOption: true })
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body).toMatchObject({ success: false, code: "BAD_REQUEST" })
+    expect(Array.isArray(body.details)).toBe(true)
+    expect(JSON.stringify(body.details)).toContain("notAnOption")
+  })
+
+  it("rejects a missing url with 400 BAD_REQUEST and details", async () => {
+    const response = await post({ formats: ["markdown"] })
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body.code).toBe("BAD_REQUEST")
+    expect(body.details.length).toBeGreaterThan(0)
+  })
+
+  it("parses an upload sent without options", async () => {
+    const form = new FormData()
+    form.append("file", new Blob([ARTICLE], { type: "text/html" }), "page.htm")
+    const response = await fetch(`${server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
+    expect(response.status).toBe(200)
+    const { data } = await response.json()
+    expect(data.markdown).toContain("Tide Pools of the Northern Coast")
+    expect(data.metadata.sourceURL).toBe("page.htm")
+  })
+
+  it("answers an unsupported upload with 400 UNSUPPORTED_FILE_TYPE", async () => {
+    const form = new FormData()
+    form.append("file", new Blob([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3, 4])]), "archive.zip")
+    const response = await fetch(`${server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
+    expect(response.status).toBe(400)
+    expect((await response.json()).code).toMatch(/UNSUPPORTED_FILE_TYPE|BAD_REQUEST/)
+  })
+})

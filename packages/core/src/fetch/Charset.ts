@@ -4,7 +4,8 @@
  * Order of evidence, as browsers weigh it (WHATWG Encoding + HTML "determine the character
  * encoding"): a byte order mark, then the Content-Type charset, then an XML declaration or a
  * `<meta charset>` / `http-equiv` declaration near the top, then the bytes themselves (valid
- * UTF-8 stays UTF-8, anything else is windows-1252, the web's legacy default). Labels go
+ * UTF-8 stays UTF-8, anything else is windows-1252, the web's legacy default). One departure:
+ * a blanket "iso-8859-1" header loses to a body that is valid, non-ASCII UTF-8. Labels go
  * through the WHATWG label table, so "latin1", "x-sjis" or "gb2312" decode as browsers do.
  */
 import iconv from "iconv-lite"
@@ -132,6 +133,8 @@ const metaDeclaration = (head: string): string | undefined => {
   return undefined
 }
 
+const hasNonAscii = (bytes: Uint8Array): boolean => bytes.some((b) => b >= 0x80)
+
 const isValidUtf8 = (bytes: Uint8Array): boolean => {
   try {
     new TextDecoder("utf-8", { fatal: true }).decode(bytes)
@@ -160,7 +163,12 @@ const declaredInDocument = (bytes: Uint8Array): string | undefined => {
 export const decodeBody = (body: Uint8Array, contentTypeHeader: string | undefined): DecodedBody => {
   const candidates: Array<string | undefined> = [bomEncoding(body)]
   const fromHeader = charsetParameter(contentTypeHeader)
-  candidates.push(fromHeader === undefined ? undefined : encodingForLabel(fromHeader))
+  const headerEncoding = fromHeader === undefined ? undefined : encodingForLabel(fromHeader)
+  // Servers that stamp "iso-8859-1" on every response are common; UTF-8 text with non-ASCII
+  // characters is practically never valid windows-1252 prose, so valid UTF-8 wins over that one
+  // label. (Browsers would show mojibake here; clean text is worth more than fidelity to it.)
+  if (headerEncoding === "windows-1252" && hasNonAscii(body) && isValidUtf8(body)) candidates.push("utf-8")
+  candidates.push(headerEncoding)
   candidates.push(declaredInDocument(body))
   for (const encoding of candidates) {
     if (encoding === undefined || encoding === "x-user-defined") continue

@@ -17,9 +17,9 @@ export const DEFAULT_MAX_PAGE_BYTES = 25 * 1024 * 1024
 /** Default cap for documents (PDF, office files, anything not text). */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 60 * 1024 * 1024
 
-/** The cap used when the caller gives none: documents are allowed to be larger than pages. */
+/** The cap used when the caller gives none: documents (and untyped bodies, which may be documents) may be larger than pages. */
 export const defaultMaxBytes = (contentType: string | undefined): number =>
-  contentType === undefined || /^text\/|[/+](xml|json|xhtml\+xml)$|^application\/(xhtml\+xml|xml|json)$/.test(contentType)
+  contentType !== undefined && /^text\/|\+(xml|json)$|^application\/(xml|json)$/.test(contentType)
     ? DEFAULT_MAX_PAGE_BYTES
     : DEFAULT_MAX_DOCUMENT_BYTES
 

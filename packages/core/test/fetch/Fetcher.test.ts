@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import type { Socket } from "node:net"
 import { Fetcher } from "../../src/fetch/Fetcher.ts"
+import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_PAGE_BYTES, defaultMaxBytes } from "../../src/fetch/ResponseBody.ts"
 import zlib from "node:zlib"
 import { closedPort, startServer } from "./TestServer.ts"
 import { failureOf, fetchWith, open, text } from "./FetchHarness.ts"
@@ -215,6 +216,12 @@ describe("Fetcher", () => {
       assert.strictEqual(streamed._tag === "FetchFailed" && streamed.kind, "too_large")
       const fits = yield* fetchWith(open, `${server.origin}/chunked`, { maxBytes: 300_000 })
       assert.strictEqual(fits.body.byteLength, 300_000)
+    }))
+
+  it.effect("gives pages a smaller default cap than documents and untyped bodies", () =>
+    Effect.sync(() => {
+      for (const t of ["text/html", "text/plain", "application/xhtml+xml", "application/json", "application/rss+xml"]) assert.strictEqual(defaultMaxBytes(t), DEFAULT_MAX_PAGE_BYTES, t)
+      for (const t of ["application/pdf", "application/octet-stream", undefined]) assert.strictEqual(defaultMaxBytes(t), DEFAULT_MAX_DOCUMENT_BYTES, t)
     }))
 
   it.live("caps the decoded size too: a small gzip bomb is refused", () =>

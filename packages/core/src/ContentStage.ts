@@ -3,10 +3,12 @@
  * (HTML, JSON, text or one of the document formats), runs the matching stages and projects the
  * result onto the formats the request asked for.
  */
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import { DocumentReaders, type DocumentFormat } from "./DocumentReader.ts"
-import { readOptions, runDocument } from "./DocumentRun.ts"
+import type { Diagnostic } from "./Document.ts"
+import { readOptions, runDocumentStream } from "./DocumentRun.ts"
+import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { decodeBody } from "./fetch/index.ts"
 import { processHtml } from "./html/index.ts"
 import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
@@ -151,28 +153,98 @@ export const renderContent = (
       data.metadata = { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
       return data
     }
-    const output = yield* runDocument(
-      { bytes: input.bytes, format: kind, fileName: input.fileName ?? fileNameOf(input.url), options: readOptions(deadline, parser) },
-      { pageMarkers: parser?.pageMarkers ?? false, pages: parser?.pages ?? false, blocks: parser?.blocks ?? false }
-    )
-    if (wants(options, "markdown")) data.markdown = output.markdown
-    if (wants(options, "html")) data.html = markdownToHtml(output.markdown)
-    if (wants(options, "links")) data.links = markdownLinks(output.markdown)
-    if (output.pages) data.pages = output.pages
-    if (output.blocks) data.blocks = output.blocks
-    const warnings = output.diagnostics.filter((d) => d.severity === "warning")
-    if (warnings.length > 0) {
-      data.warning = warnings.map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)).join("; ")
-    }
-    data.metadata = {
-      ...output.metadata,
-      ...baseMetadata(input, input.contentType ?? mimeOf(kind)),
-      numPages: output.numPages,
-      ...(output.totalPages !== undefined ? { totalPages: output.totalPages } : {}),
-      creditsUsed: kind === "pdf" ? Math.max(1, output.numPages) : 1
-    }
-    return data
+    const stream = yield* documentEvents(input, kind, options, parser, deadline, data, false)
+    const pages: Array<unknown> = []
+    const blocks: Array<unknown> = []
+    let done: Record<string, unknown> = data
+    yield* Stream.runForEach(stream, (event) =>
+      Effect.sync(() => {
+        if (event.type === "page") {
+          if (parser?.pages) pages.push(event.page)
+          if (parser?.blocks) blocks.push(event.blocks)
+        } else done = event.data
+      }))
+    if (parser?.pages) done.pages = pages
+    if (parser?.blocks) done.blocks = blocks
+    return done
   })
+
+/** What a streaming client receives: one event per page, then the rest of `data`. */
+export type ContentEvent =
+  | { readonly type: "page"; readonly pageNumber: number; readonly chunk: string; readonly page?: OutputPage; readonly blocks?: OutputBlockPage }
+  | { readonly type: "done"; readonly data: Record<string, unknown> }
+
+/**
+ * The document path as a stream of page events followed by `done`. With `streaming` on, `done`
+ * leaves out what the page events already carried (markdown, pages, blocks), so memory stays
+ * bounded by one page plus the markdown written so far.
+ */
+const documentEvents = (
+  input: ContentInput,
+  kind: DocumentFormat,
+  options: ContentOptions,
+  parser: PdfParserOptions | undefined,
+  deadline: number,
+  data: Record<string, unknown>,
+  streaming: boolean
+) =>
+  Effect.gen(function*() {
+    const { info, events, writer } = yield* runDocumentStream(
+      { bytes: input.bytes, format: kind, fileName: input.fileName ?? fileNameOf(input.url), options: readOptions(deadline, parser) },
+      parser?.pageMarkers ?? false
+    )
+    const diagnostics: Array<Diagnostic> = []
+    let count = 0
+    const pageEvents = events.pipe(Stream.map((event): ContentEvent => {
+      count++
+      diagnostics.push(...event.diagnostics)
+      return {
+        type: "page",
+        pageNumber: event.page.pageNumber,
+        chunk: event.chunk,
+        ...(streaming || parser?.pages ? { page: event.page } : {}),
+        ...(streaming || parser?.blocks ? { blocks: event.blockPage } : {})
+      }
+    }))
+    const finish = Effect.sync((): ContentEvent => {
+      const markdown = writer.markdown
+      if (wants(options, "markdown") && !streaming) data.markdown = markdown
+      if (wants(options, "html")) data.html = markdownToHtml(markdown)
+      if (wants(options, "links")) data.links = markdownLinks(markdown)
+      const warnings = diagnostics.filter((d) => d.severity === "warning")
+      if (warnings.length > 0) {
+        data.warning = warnings.map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)).join("; ")
+      }
+      const numPages = info.numPages ?? count
+      data.metadata = {
+        ...info.metadata,
+        ...baseMetadata(input, input.contentType ?? mimeOf(kind)),
+        numPages,
+        ...(info.totalPages !== undefined ? { totalPages: info.totalPages } : {}),
+        creditsUsed: kind === "pdf" ? Math.max(1, numPages) : 1
+      }
+      return { type: "done", data }
+    })
+    return Stream.concat(pageEvents, Stream.fromEffect(finish))
+  })
+
+/** `renderContent` as a stream: documents page by page, everything else as a single `done`. */
+export const renderContentStream = (
+  input: ContentInput,
+  options: ContentOptions,
+  deadline: number
+): Stream.Stream<ContentEvent, ScrapeError, DocumentReaders> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const kind = classify(input)
+    const parser = kind === "pdf" ? pdfParser(options) : kind === undefined ? undefined : { type: kind }
+    if (kind !== undefined && kind !== "html" && kind !== "json" && kind !== "text" && parser !== undefined) {
+      const data: Record<string, unknown> = {}
+      if (wants(options, "rawBase64")) data.rawBase64 = Buffer.from(input.bytes).toString("base64")
+      return yield* documentEvents(input, kind, options, parser, deadline, data, true)
+    }
+    const data = yield* renderContent(input, options, deadline)
+    return Stream.succeed<ContentEvent>({ type: "done", data })
+  }))
 
 const mimeOf = (format: DocumentFormat): string => MIME[format] ?? "application/octet-stream"
 

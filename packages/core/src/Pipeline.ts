@@ -6,12 +6,12 @@
  * parse: validate -> detect the upload's type -> the same stages on the uploaded bytes.
  * The whole request runs under its `timeout` budget.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeRequest } from "./contract/index.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
-import { Fetcher } from "./fetch/index.ts"
-import { renderContent, type ContentInput } from "./ContentStage.ts"
+import { Fetcher, type FetchResponse } from "./fetch/index.ts"
+import { renderContent, renderContentStream, type ContentEvent, type ContentInput } from "./ContentStage.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 
@@ -27,6 +27,10 @@ export interface UploadedFile {
 export class Pipeline extends Context.Service<Pipeline, {
   readonly scrape: (request: unknown) => Effect.Effect<ResponseData, ScrapeError>
   readonly parse: (file: UploadedFile, options: unknown) => Effect.Effect<ResponseData, ScrapeError>
+  /** `scrape` as a stream: documents page by page, then the rest of `data` (see `ContentEvent`). */
+  readonly scrapeStream: (request: unknown) => Stream.Stream<ContentEvent, ScrapeError>
+  /** `parse` as a stream: documents page by page, then the rest of `data`. */
+  readonly parseStream: (file: UploadedFile, options: unknown) => Stream.Stream<ContentEvent, ScrapeError>
 }>()("@strata/core/Pipeline") {
   static readonly layer = Layer.effect(
     Pipeline,
@@ -37,7 +41,7 @@ export class Pipeline extends Context.Service<Pipeline, {
       const withBudget = <A>(timeoutMs: number, work: Effect.Effect<A, ScrapeError>) =>
         Effect.timeoutOrElse(work, {
           duration: timeoutMs,
-          orElse: () => Effect.fail(scrapeError(new TimedOut({ message: `The request did not finish within its timeout of ${timeoutMs} ms` })))
+          orElse: () => Effect.fail(timedOut(timeoutMs))
         })
 
       const scrapeUrl = Effect.fnUntraced(function*(request: ScrapeRequest, deadline: number) {
@@ -46,16 +50,35 @@ export class Pipeline extends Context.Service<Pipeline, {
           deadline,
           skipTlsVerification: request.skipTlsVerification
         })
-        const input: ContentInput = {
-          bytes: response.body,
-          contentType: response.contentType,
-          contentTypeHeader: response.headers["content-type"],
-          url: response.url,
-          sourceURL: request.url,
-          statusCode: response.status
-        }
-        return yield* renderContent(input, request, deadline)
+        return yield* renderContent(fetchedInput(request.url, response), request, deadline)
       })
+
+      /** A stream under the request's whole budget (not a per-element timeout). */
+      const streamWithBudget = <A>(timeoutMs: number, stream: Stream.Stream<A, ScrapeError>) =>
+        stream.pipe(Stream.interruptWhen(Effect.sleep(timeoutMs).pipe(Effect.andThen(Effect.fail(timedOut(timeoutMs))))))
+
+      const scrapeStream = (raw: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
+        Stream.unwrap(Effect.gen(function*() {
+          const request = yield* decodeScrapeRequest(raw)
+          yield* checkScrapeSupported(request)
+          const deadline = Date.now() + request.timeout
+          const events = Stream.unwrap(Effect.gen(function*() {
+            const response = yield* fetcher.fetch(request.url, { headers: request.headers, deadline, skipTlsVerification: request.skipTlsVerification })
+            return renderContentStream(fetchedInput(request.url, response), request, deadline)
+          }))
+          return streamWithBudget(request.timeout, events.pipe(Stream.provideService(DocumentReaders, readers), Stream.map(finishEvent)))
+        }))
+
+      const parseStream = (file: UploadedFile, rawOptions: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
+        Stream.unwrap(Effect.gen(function*() {
+          const options = yield* decodeParseOptions(rawOptions ?? {})
+          yield* checkParseSupported(options)
+          const deadline = Date.now() + options.timeout
+          return streamWithBudget(
+            options.timeout,
+            renderContentStream(uploadInput(file), options, deadline).pipe(Stream.provideService(DocumentReaders, readers), Stream.map(finishEvent))
+          )
+        }))
 
       const scrape = Effect.fn("Pipeline.scrape")(function*(raw: unknown) {
         const request = yield* decodeScrapeRequest(raw)
@@ -70,24 +93,40 @@ export class Pipeline extends Context.Service<Pipeline, {
         yield* checkParseSupported(options)
         const timeout = options.timeout
         const deadline = Date.now() + timeout
-        const input: ContentInput = {
-          bytes: file.bytes,
-          contentType: file.contentType,
-          contentTypeHeader: file.contentType,
-          url: file.fileName,
-          sourceURL: file.fileName,
-          statusCode: 200,
-          fileName: file.fileName,
-          upload: true
-        }
-        const data = yield* withBudget(timeout, renderContent(input, options, deadline).pipe(Effect.provideService(DocumentReaders, readers)))
+        const data = yield* withBudget(timeout, renderContent(uploadInput(file), options, deadline).pipe(Effect.provideService(DocumentReaders, readers)))
         return finish(data)
       })
 
-      return Pipeline.of({ scrape, parse })
+      return Pipeline.of({ scrape, parse, scrapeStream, parseStream })
     })
   )
 }
+
+const timedOut = (timeoutMs: number) =>
+  scrapeError(new TimedOut({ message: `The request did not finish within its timeout of ${timeoutMs} ms` }))
+
+const uploadInput = (file: UploadedFile): ContentInput => ({
+  bytes: file.bytes,
+  contentType: file.contentType,
+  contentTypeHeader: file.contentType,
+  url: file.fileName,
+  sourceURL: file.fileName,
+  statusCode: 200,
+  fileName: file.fileName,
+  upload: true
+})
+
+/** The content of a fetched page, for the content stage. */
+const fetchedInput = (sourceURL: string, response: FetchResponse): ContentInput => ({
+  bytes: response.body,
+  contentType: response.contentType,
+  contentTypeHeader: response.headers["content-type"],
+  url: response.url,
+  sourceURL,
+  statusCode: response.status
+})
+
+const finishEvent = (event: ContentEvent): ContentEvent => (event.type === "done" ? { type: "done", data: finish(event.data) } : event)
 
 /** Stamps what every response's metadata carries. */
 const finish = (data: ResponseData): ResponseData => {

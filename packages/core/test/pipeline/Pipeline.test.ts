@@ -191,3 +191,33 @@ describe("Pipeline.parse", () => {
     expect(reason._tag).toBe("UnsupportedFileType")
   })
 })
+
+describe("Pipeline streams", () => {
+  it("streams a document page by page, then the rest of data", async () => {
+    const events = await Effect.runPromise(
+      Pipeline.use((p) => Stream.runCollect(p.scrapeStream({ url: `${base}/doc.pdf`, formats: ["markdown", "links"], parsers: [{ type: "pdf", pageMarkers: true }] }))).pipe(
+        Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layer, DocumentReaders.layer([fakePdf])])))
+      )
+    )
+    const list = [...events]
+    expect(list.map((e) => e.type)).toEqual(["page", "page", "done"])
+    const chunks = list.flatMap((e) => (e.type === "page" ? [e.chunk] : []))
+    expect(chunks.join("")).toBe("# Report\n\n---\n\n<!-- page 2 -->\n\nBody [link](https://example.com/x).")
+    const done = list[2]
+    if (done.type !== "done") throw new Error("expected done")
+    expect(done.data.markdown).toBeUndefined()
+    expect(done.data.links).toEqual(["https://example.com/x"])
+    expect(done.data.metadata).toMatchObject({ numPages: 2, creditsUsed: 2 })
+  })
+
+  it("streams a web page as a single done event", async () => {
+    const events = await Effect.runPromise(
+      Pipeline.use((p) => Stream.runCollect(p.scrapeStream({ url: `${base}/article` }))).pipe(
+        Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layer, DocumentReaders.layer([fakePdf])])))
+      )
+    )
+    const list = [...events]
+    expect(list).toHaveLength(1)
+    expect(list[0].type === "done" && (list[0].data.markdown as string).includes("# Heading")).toBe(true)
+  })
+})

@@ -1,0 +1,387 @@
+/**
+ * WordprocessingML body to blocks: paragraphs (headings from styles and outline levels, lists
+ * from numbering with nesting and counters, code and quote styles), runs (bold, italic,
+ * strike, hyperlinks, fields), tables (gridSpan/vMerge spans), text boxes, images by alt text,
+ * and footnote/endnote references. Headers and footers are read by the caller as furniture.
+ */
+import { makeBlock, type Block } from "@strata/core"
+import { boolAttr, DocxStyles, DocxNumbering } from "./DocxStyles.ts"
+import { collapseSpaces, escapeInline, finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
+import { layoutCells, renderTable } from "./TableMarkdown.ts"
+import { child, descendants, relationshipId, firstDescendant, textOf, type Relationship, type XmlElement } from "./Xml.ts"
+
+export interface DocxContext {
+  readonly styles: DocxStyles
+  readonly numbering: DocxNumbering
+  readonly rels: Map<string, Relationship>
+  /** Note id -> its markdown label, assigned in order of first reference. */
+  readonly noteLabels: Map<string, string>
+  readonly noteOrder: Array<{ kind: "footnote" | "endnote"; id: string; label: string }>
+  readonly hasTitle: boolean
+}
+
+interface RunStyle {
+  readonly bold: boolean
+  readonly italic: boolean
+  readonly strike: boolean
+  readonly code: boolean
+  readonly href: string | undefined
+}
+
+interface Field {
+  instr: string
+  phase: "instr" | "result"
+}
+
+interface ParagraphContent {
+  runs: Array<Run>
+  images: Array<string>
+  boxes: Array<XmlElement>
+}
+
+const source = "docx"
+
+const monoFonts = /courier|consolas|mono|menlo|monaco|inconsolata|lucida console/i
+
+export class DocxBody {
+  private readonly blocks: Array<Block> = []
+  private readonly counters = new Map<string, Array<number>>()
+  private listWidths: Array<number> = []
+  private codeLines: Array<string> | undefined
+
+  private readonly ctx: DocxContext
+
+  constructor(ctx: DocxContext) {
+    this.ctx = ctx
+  }
+
+  /** Converts the children of a body-like element (body, text box, note) and returns the blocks. */
+  convert(container: XmlElement): Array<Block> {
+    this.walk(container)
+    this.flushCode()
+    return this.blocks
+  }
+
+  private walk(container: XmlElement): void {
+    for (const node of container.children) {
+      if (typeof node === "string") continue
+      switch (node.name) {
+        case "p":
+          this.paragraph(node)
+          break
+        case "tbl":
+          this.flushCode()
+          this.table(node)
+          break
+        case "sdt":
+          this.walk(child(node, "sdtContent") ?? node)
+          break
+        case "customXml":
+        case "ins":
+        case "moveTo":
+        case "smartTag":
+        case "sdtContent":
+          this.walk(node)
+          break
+        case "AlternateContent":
+          this.walk(child(node, "Choice") ?? child(node, "Fallback") ?? node)
+          break
+        default:
+          break
+      }
+    }
+  }
+
+  private push(block: Block): void {
+    this.blocks.push(block)
+  }
+
+  private flushCode(): void {
+    if (this.codeLines === undefined) return
+    const body = this.codeLines.join("\n")
+    const fence = "`".repeat(Math.max(3, longestBacktickRun(body) + 1))
+    this.push(makeBlock("code", `${fence}\n${body}\n${fence}`, { source }))
+    this.codeLines = undefined
+  }
+
+  private paragraph(p: XmlElement): void {
+    const pPr = child(p, "pPr")
+    const styleId = child(pPr, "pStyle")?.attrs.val
+    const role = this.ctx.styles.role(styleId)
+    const content: ParagraphContent = { runs: [], images: [], boxes: [] }
+    const base = this.ctx.styles.emphasis(styleId)
+    this.inline(p, { bold: base.bold, italic: base.italic, strike: false, code: false, href: undefined }, content, [])
+    const outline = child(pPr, "outlineLvl")?.attrs.val
+    let heading = role.heading
+    if (heading === undefined && outline !== undefined && Number(outline) < 9) heading = Number(outline) + 1
+
+    if (role.code || (content.runs.length > 0 && content.runs.every((r) => r.code || r.text.trim() === ""))) {
+      const text = content.runs.map((r) => r.text).join("")
+      if (role.code || text.trim().length > 0) {
+        this.codeLines ??= []
+        this.codeLines.push(text.replace(/\s+$/, ""))
+        this.afterParagraph(content)
+        return
+      }
+    }
+    this.flushCode()
+
+    const plainRuns = heading !== undefined ? content.runs.map((r) => ({ ...r, bold: false })) : content.runs
+    const inline = restoreNoteMarkers(finishParagraph(renderRuns(plainRuns.map((r) => ({ ...r, text: r.code ? r.text : collapseSpaces(r.text).replace(/\u0001/g, "\n") })))))
+    const images = content.images.map((alt) => `![${escapeInline(alt)}]()`).join(" ")
+    const text = [inline, images].filter((s) => s.length > 0).join(" ")
+
+    const numPr = child(pPr, "numPr")
+    let num: { numId: string; level: number } | undefined
+    if (numPr !== undefined) {
+      const numId = child(numPr, "numId")?.attrs.val
+      const ilvl = Number(child(numPr, "ilvl")?.attrs.val ?? 0)
+      num = numId === undefined || numId === "0" ? undefined : { numId, level: Number.isFinite(ilvl) ? Math.min(Math.max(ilvl, 0), 8) : 0 }
+      if (numId === undefined) num = this.ctx.styles.numbering(styleId) === undefined ? undefined : { ...this.ctx.styles.numbering(styleId)!, level: ilvl }
+    } else if (heading === undefined) num = this.ctx.styles.numbering(styleId)
+
+    if (text.length === 0) {
+      this.afterParagraph(content)
+      return
+    }
+    if (heading !== undefined) {
+      this.listWidths = []
+      const level = heading === 0 ? 1 : Math.min(6, heading + (this.ctx.hasTitle ? 1 : 0))
+      this.push(makeBlock(heading === 0 ? "title" : "section_header", `${"#".repeat(level)} ${text.replace(/\n/g, " ")}`, { source }))
+    } else if (num !== undefined) {
+      this.listItem(num.numId, num.level, text)
+    } else {
+      this.listWidths = []
+      this.push(makeBlock("text", role.quote ? text.split("\n").map((l) => `> ${l}`).join("\n") : text.replace(/\n/g, "  \n"), { source }))
+    }
+    this.afterParagraph(content)
+  }
+
+  /** Text boxes anchored in a paragraph follow it, in order. */
+  private afterParagraph(content: ParagraphContent): void {
+    for (const box of content.boxes) this.walk(box)
+  }
+
+  private listItem(numId: string, level: number, text: string): void {
+    const def = this.ctx.numbering.level(numId, level)
+    const ordered = def?.ordered ?? false
+    const key = this.ctx.numbering.counterKey(numId)
+    const counts = this.counters.get(key) ?? []
+    this.counters.set(key, counts)
+    // A new item at a level restarts every deeper level.
+    counts.length = Math.min(counts.length, level + 1)
+    for (let l = 0; l <= level; l++) counts[l] ??= l === level ? (def?.start ?? 1) - 1 : this.ctx.numbering.level(numId, l)?.start ?? 1
+    counts[level] += 1
+    const marker = ordered ? `${counts[level]}.` : "-"
+    this.listWidths.length = Math.min(this.listWidths.length, level)
+    while (this.listWidths.length < level) this.listWidths.push(2)
+    const indent = " ".repeat(this.listWidths.reduce((a, b) => a + b, 0))
+    this.listWidths.push(marker.length + 1)
+    const body = text.replace(/\n/g, `\n${indent}${" ".repeat(marker.length + 1)}`)
+    this.push(makeBlock("list_item", `${indent}${marker} ${body}`, { source, depth: level }))
+  }
+
+  // ---- runs ------------------------------------------------------------------------------------
+
+  private inline(node: XmlElement, style: RunStyle, out: ParagraphContent, fields: Array<Field>): void {
+    for (const c of node.children) {
+      if (typeof c === "string") continue
+      switch (c.name) {
+        case "r":
+          this.run(c, style, out, fields)
+          break
+        case "hyperlink": {
+          const id = relationshipId(c)
+          const rel = id !== undefined ? this.ctx.rels.get(id) : undefined
+          const href = rel?.target ?? (c.attrs.anchor !== undefined ? `#${c.attrs.anchor}` : undefined)
+          this.inline(c, { ...style, href }, out, fields)
+          break
+        }
+        case "fldSimple": {
+          const href = hyperlinkOf(c.attrs.instr ?? "")
+          this.inline(c, href === undefined ? style : { ...style, href }, out, fields)
+          break
+        }
+        case "ins":
+        case "moveTo":
+        case "smartTag":
+        case "customXml":
+        case "dir":
+        case "bdo":
+        case "sdtContent":
+          this.inline(c, style, out, fields)
+          break
+        case "sdt":
+          this.inline(child(c, "sdtContent") ?? c, style, out, fields)
+          break
+        case "oMath":
+        case "oMathPara":
+          out.runs.push({ text: descendants(c, "t").map(textOf).join("") })
+          break
+        case "AlternateContent":
+          this.inline(child(c, "Choice") ?? child(c, "Fallback") ?? c, style, out, fields)
+          break
+        default:
+          break
+      }
+    }
+  }
+
+  private run(r: XmlElement, outer: RunStyle, out: ParagraphContent, fields: Array<Field>): void {
+    const rPr = child(r, "rPr")
+    const charStyle = this.ctx.styles.emphasis(child(rPr, "rStyle")?.attrs.val)
+    const bold = boolAttr(child(rPr, "b")) ?? (charStyle.bold || outer.bold)
+    const italic = boolAttr(child(rPr, "i")) ?? (charStyle.italic || outer.italic)
+    const strike = boolAttr(child(rPr, "strike")) ?? boolAttr(child(rPr, "dstrike")) ?? outer.strike
+    const font = child(rPr, "rFonts")?.attrs.ascii ?? ""
+    const vanish = boolAttr(child(rPr, "vanish")) ?? false
+    if (vanish) return
+    const field = fields[fields.length - 1]
+    const inResult = field?.phase === "result"
+    const href = outer.href ?? (inResult ? hyperlinkOf(fields.map((f) => f.instr).join(" ")) : undefined)
+    const style: Run = { text: "", bold, italic, strike, code: monoFonts.test(font) || outer.code, href }
+    for (const c of r.children) {
+      if (typeof c === "string") continue
+      switch (c.name) {
+        case "fldChar": {
+          const type = c.attrs.fldCharType
+          if (type === "begin") fields.push({ instr: "", phase: "instr" })
+          else if (type === "separate" && fields.length > 0) fields[fields.length - 1].phase = "result"
+          else if (type === "end") fields.pop()
+          break
+        }
+        case "instrText":
+          if (fields.length > 0) fields[fields.length - 1].instr += textOf(c)
+          break
+        default:
+          if (fields.length > 0 && fields[fields.length - 1].phase === "instr") break
+          this.runChild(c, style, out)
+      }
+    }
+  }
+
+  private runChild(c: XmlElement, style: Run, out: ParagraphContent): void {
+    switch (c.name) {
+      case "t":
+        out.runs.push({ ...style, text: textOf(c) })
+        break
+      case "tab":
+      case "ptab":
+        out.runs.push({ ...style, text: " " })
+        break
+      case "br":
+      case "cr":
+        if (c.attrs.type !== "page" && c.attrs.type !== "column") out.runs.push({ ...style, text: "\u0001" })
+        break
+      case "noBreakHyphen":
+        out.runs.push({ ...style, text: "-" })
+        break
+      case "sym": {
+        const code = parseInt(c.attrs.char ?? "", 16)
+        // Symbol-font glyphs live in the private use area (F0xx); only real characters are kept.
+        if (Number.isFinite(code) && code < 0xe000) out.runs.push({ ...style, text: String.fromCodePoint(code) })
+        break
+      }
+      case "footnoteReference":
+      case "endnoteReference": {
+        const kind = c.name === "footnoteReference" ? "footnote" : "endnote"
+        const id = c.attrs.id ?? ""
+        const key = `${kind}:${id}`
+        let label = this.ctx.noteLabels.get(key)
+        if (label === undefined) {
+          label = String(this.ctx.noteOrder.length + 1)
+          this.ctx.noteLabels.set(key, label)
+          this.ctx.noteOrder.push({ kind, id, label })
+        }
+        // Sentinels keep the marker away from escaping; restoreNoteMarkers writes `[^label]`.
+        out.runs.push({ text: `\u0002${label}\u0003` })
+        break
+      }
+      case "drawing":
+      case "pict":
+      case "object": {
+        const doc = firstDescendant(c, "docPr")
+        const alt = doc?.attrs.descr || doc?.attrs.title || firstDescendant(c, "imagedata")?.attrs.title || ""
+        const hasPicture = firstDescendant(c, "blip") !== undefined || firstDescendant(c, "imagedata") !== undefined
+        for (const box of descendants(c, "txbxContent")) out.boxes.push(box)
+        if (hasPicture) out.images.push(alt.trim())
+        break
+      }
+      case "AlternateContent":
+        this.runChild(child(c, "Choice") ?? child(c, "Fallback") ?? c, style, out)
+        break
+      case "Choice":
+      case "Fallback":
+        for (const g of c.children) if (typeof g !== "string") this.runChild(g, style, out)
+        break
+      default:
+        break
+    }
+  }
+
+  // ---- tables ----------------------------------------------------------------------------------
+
+  private table(tbl: XmlElement): void {
+    const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
+    const trs = rowsOf(tbl)
+    trs.forEach((tr, rowIndex) => {
+      let col = Number(child(child(tr, "trPr"), "gridBefore")?.attrs.val ?? 0) || 0
+      for (const tc of cellsOf(tr)) {
+        const tcPr = child(tc, "tcPr")
+        const span = Math.max(1, Math.min(1000, Number(child(tcPr, "gridSpan")?.attrs.val ?? 1) || 1))
+        const vMerge = child(tcPr, "vMerge")
+        if (vMerge !== undefined && vMerge.attrs.val !== "restart") {
+          // A continuation grows the cell above that starts at the same grid column.
+          for (let k = cells.length - 1; k >= 0; k--) {
+            const above = cells[k]
+            if (above.col === col && above.row + above.rowSpan === rowIndex) {
+              above.rowSpan += 1
+              break
+            }
+          }
+        } else cells.push({ row: rowIndex, col, text: this.cellText(tc), colSpan: span, rowSpan: 1 })
+        col += span
+      }
+    })
+    const markdown = renderTable(layoutCells(cells, trs.length))
+    if (markdown.length > 0) this.push(makeBlock("table", markdown, { source }))
+  }
+
+  private cellText(tc: XmlElement): string {
+    const inner = new DocxBody(this.ctx).convert(tc)
+    return inner
+      .map((b) => (b.kind === "table" ? b.content.replace(/<[^>]+>/g, " ").replace(/\|/g, " ") : b.content.replace(/^#+ /, "")))
+      .join("\n")
+  }
+}
+
+const rowsOf = (tbl: XmlElement): Array<XmlElement> => {
+  const out: Array<XmlElement> = []
+  for (const c of tbl.children) {
+    if (typeof c === "string") continue
+    if (c.name === "tr") out.push(c)
+    else if (c.name === "sdt" || c.name === "customXml") out.push(...rowsOf(child(c, "sdtContent") ?? c))
+  }
+  return out
+}
+
+const cellsOf = (tr: XmlElement): Array<XmlElement> => {
+  const out: Array<XmlElement> = []
+  for (const c of tr.children) {
+    if (typeof c === "string") continue
+    if (c.name === "tc") out.push(c)
+    else if (c.name === "sdt" || c.name === "customXml") out.push(...cellsOf(child(c, "sdtContent") ?? c))
+  }
+  return out
+}
+
+const hyperlinkOf = (instr: string): string | undefined => {
+  const m = /HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/.exec(instr) ?? /HYPERLINK\s+(\S+)/.exec(instr)
+  if (m === null) return undefined
+  return /\\l\s+"/.test(instr) ? `#${m[1]}` : m[1]
+}
+
+const longestBacktickRun = (text: string): number => Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length))
+
+/** Footnote markers were kept out of escaping with private sentinels; this restores them. */
+export const restoreNoteMarkers = (markdown: string): string => markdown.replace(/\u0002([^\u0003]*)\u0003/g, "[^$1]")

@@ -1,0 +1,148 @@
+/**
+ * The OpenDocument readers: text (.odt, one page), spreadsheets (.ods, one page per sheet,
+ * displayed cell text, spans, repeated rows and columns expanded only where they hold data)
+ * and presentations (.odp, one page per slide, frames by position, title frames as headings,
+ * speaker notes marked as such). Styles come from styles.xml and the automatic styles of
+ * content.xml; properties from meta.xml.
+ */
+import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { corrupt, limitExceeded } from "./Failure.ts"
+import { readProperties } from "./OfficeMetadata.ts"
+import { odfBlocks, odfInline, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
+import { page, type ParsedDocument } from "./ReaderKit.ts"
+import { sheetBlocks, type CellRange } from "./SheetBlocks.ts"
+import { ZipArchive } from "./Zip.ts"
+import { child, childrenNamed, descendants, parseXml, textOf, type XmlElement } from "./Xml.ts"
+
+const openOdf = (bytes: Uint8Array, format: string) => {
+  const zip = new ZipArchive(bytes, format)
+  const content = zip.text("content.xml")
+  if (content === undefined) throw corrupt(format, "no content.xml")
+  const root = parseXml(content)
+  const styles = new OdfStyles()
+  const stylesXml = zip.text("styles.xml")
+  if (stylesXml !== undefined) styles.add(parseXml(stylesXml))
+  styles.add(root)
+  const info: DocumentInfo = { metadata: readProperties(zip.text("meta.xml")) }
+  const body = child(root, "body")
+  return { styles, info, body }
+}
+
+const notesBlocks = (ctx: OdfContext): Array<Block> => ctx.notes.map((note) => makeBlock("footnote", note, { source: ctx.source }))
+
+export const readOdt = (bytes: Uint8Array, format: string): ParsedDocument => {
+  const { styles, info, body } = openOdf(bytes, format)
+  const text = child(body, "text")
+  if (text === undefined) throw corrupt(format, "content.xml has no office:text body")
+  return {
+    info,
+    pages: [() => {
+      const ctx: OdfContext = { styles, source: "odt", notes: [] }
+      const blocks = odfBlocks(text, ctx)
+      return page(1, [...blocks, ...notesBlocks(ctx)])
+    }]
+  }
+}
+
+const maxCols = 2_000
+const maxCells = 2_000_000
+
+export const readOds = (bytes: Uint8Array, format: string): ParsedDocument => {
+  const { styles, info, body } = openOdf(bytes, format)
+  const sheet = child(body, "spreadsheet")
+  if (sheet === undefined) throw corrupt(format, "content.xml has no office:spreadsheet body")
+  const tables = childrenNamed(sheet, "table")
+  return {
+    info,
+    pages: tables.map((table, index) => () => {
+      const ctx: OdfContext = { styles, source: "ods", notes: [] }
+      const rows: Array<Array<string | undefined>> = []
+      const merges: Array<CellRange> = []
+      let cells = 0
+      tableRows(table).forEach((row, r) => {
+        let col = 0
+        for (const cell of row.children) {
+          if (typeof cell === "string" || (cell.name !== "table-cell" && cell.name !== "covered-table-cell")) continue
+          const repeat = Number(cell.attrs["number-columns-repeated"] ?? 1) || 1
+          const text = cell.name === "table-cell" ? childrenNamed(cell, "p").map((p) => odfInline(p, ctx)).join("\n") : ""
+          if (text.length > 0) {
+            // Repeats of an empty cell are padding (often to column 1024); only data is materialised.
+            for (let i = 0; i < Math.min(repeat, maxCols - col); i++) {
+              if (++cells > maxCells) throw limitExceeded(format, `a sheet has more than ${maxCells} cells`)
+              ;(rows[r] ??= [])[col + i] = text
+            }
+            const colSpan = Number(cell.attrs["number-columns-spanned"] ?? 1) || 1
+            const rowSpan = Number(cell.attrs["number-rows-spanned"] ?? 1) || 1
+            if (colSpan > 1 || rowSpan > 1) merges.push({ r0: r, c0: col, r1: r + rowSpan - 1, c1: col + colSpan - 1 })
+          }
+          col += repeat
+          if (col >= maxCols) break
+        }
+      })
+      return page(index + 1, sheetBlocks({ name: table.attrs.name ?? `Sheet${index + 1}`, rows, merges }, "ods"))
+    })
+  }
+}
+
+/** "2.5cm", "1in", "72pt" -> centimetres (only relative order matters). */
+const length = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const m = /^(-?[\d.]+)\s*(cm|mm|in|pt|pc|px)?$/.exec(value.trim())
+  if (m === null) return undefined
+  const n = Number(m[1])
+  const unit = m[2] ?? "cm"
+  return unit === "mm" ? n / 10 : unit === "in" ? n * 2.54 : unit === "pt" ? n / 28.35 : unit === "pc" ? n / 2.36 : unit === "px" ? n / 37.8 : n
+}
+
+export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
+  const { styles, info, body } = openOdf(bytes, format)
+  const presentation = child(body, "presentation")
+  if (presentation === undefined) throw corrupt(format, "content.xml has no office:presentation body")
+  const slides = childrenNamed(presentation, "page")
+  return {
+    info,
+    pages: slides.map((slide, index) => () => {
+      const ctx: OdfContext = { styles, source: "odp", notes: [] }
+      const titles: Array<Block> = []
+      const items: Array<{ x: number; y: number; h: number; order: number; blocks: Array<Block> }> = []
+      const shapes = slide.children.filter((c): c is XmlElement => typeof c !== "string" && c.name !== "notes" && c.name !== "forms")
+      const visit = (shape: XmlElement, order: number): void => {
+        if (shape.name === "g") {
+          for (const c of shape.children) if (typeof c !== "string") visit(c, order)
+          return
+        }
+        const cls = shape.attrs.class
+        if (cls === "title") {
+          const text = descendants(shape, "p").map((p) => odfInline(p, ctx)).join(" ").trim()
+          if (text.length > 0) titles.push(makeBlock("section_header", `## ${text}`, { source: "odp" }))
+          return
+        }
+        if (cls === "page-number" || cls === "footer" || cls === "date-time" || cls === "header") return
+        const holder = child(shape, "text-box") ?? (shape.name === "custom-shape" || shape.name === "rect" ? shape : undefined)
+        const table = child(shape, "table")
+        let blocks: Array<Block> = []
+        if (table !== undefined) blocks = odfBlocks({ ...shape, children: [table] }, ctx)
+        else if (holder !== undefined) blocks = odfBlocks(holder, ctx)
+        else if (child(shape, "image") !== undefined) {
+          const alt = (textOf(child(shape, "title")) || textOf(child(shape, "desc"))).trim()
+          blocks = [makeBlock("figure", `![${alt}]()`, { source: "odp" })]
+        }
+        if (cls === "subtitle") blocks = blocks.map((b) => ({ ...b, kind: "text" as const }))
+        if (blocks.length === 0) return
+        items.push({ x: length(shape.attrs.x) ?? 0, y: length(shape.attrs.y) ?? 0, h: length(shape.attrs.height) ?? 0, order, blocks })
+      }
+      shapes.forEach((shape, order) => visit(shape, order))
+      items.sort((a, b) => a.y - b.y || a.x - b.x || a.order - b.order)
+      const blocks = [...titles, ...items.flatMap((i) => i.blocks), ...notesBlocks(ctx)]
+      const notes = child(slide, "notes")
+      if (notes !== undefined) {
+        const texts = descendants(notes, "frame")
+          .filter((f) => f.attrs.class === "notes")
+          .flatMap((f) => descendants(f, "p").map((p) => odfInline(p, ctx)))
+          .filter((t) => t.length > 0)
+        if (texts.length > 0) blocks.push(makeBlock("text", `> **Notes:**\n${texts.map((t) => `> ${t}`).join("\n")}`, { source: "odp", label: "speaker_notes" }))
+      }
+      return page(index + 1, blocks)
+    })
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * A spreadsheet sheet as blocks: a `## Sheet name` heading, then its data as markdown tables.
+ * The used range is trimmed of empty rows and columns, and a sheet is cut into separate tables
+ * at fully empty rows (sheets often stack a title, a table and a notes block). A lone cell
+ * becomes a paragraph rather than a one-cell table. Merged ranges become spans.
+ */
+import { makeBlock, type Block } from "@strata/core"
+import { gridToRows, renderTable } from "./TableMarkdown.ts"
+
+export interface CellRange {
+  readonly r0: number
+  readonly c0: number
+  readonly r1: number
+  readonly c1: number
+}
+
+export interface SheetData {
+  readonly name: string
+  /** Display strings by row, then column (sparse arrays are fine). */
+  readonly rows: ReadonlyArray<ReadonlyArray<string | undefined> | undefined>
+  readonly merges: ReadonlyArray<CellRange>
+}
+
+/** Escapes text of a cell that would otherwise be read as emphasis or code. */
+export const escapeCell = (text: string): string =>
+  text
+    .replace(/[*`]/g, (c) => `\\${c}`)
+    .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (m) => m.replace("_", "\\_"))
+
+const isBlank = (v: string | undefined): boolean => v === undefined || v.trim().length === 0
+
+/** "A1" style column letters to a 0-based index. */
+export const columnIndex = (letters: string): number => {
+  let n = 0
+  for (let i = 0; i < letters.length; i++) n = n * 26 + (letters.charCodeAt(i) & 0x1f)
+  return n - 1
+}
+
+/** Parses "B3" into { row: 2, col: 1 }; undefined when malformed. */
+export const parseCellRef = (ref: string): { row: number; col: number } | undefined => {
+  const m = /^\$?([A-Za-z]{1,3})\$?(\d{1,7})$/.exec(ref)
+  return m === null ? undefined : { row: Number(m[2]) - 1, col: columnIndex(m[1].toUpperCase()) }
+}
+
+export const parseRange = (ref: string): CellRange | undefined => {
+  const [a, b] = ref.split(":")
+  const start = parseCellRef(a ?? "")
+  const end = b === undefined ? start : parseCellRef(b)
+  if (start === undefined || end === undefined) return undefined
+  return { r0: Math.min(start.row, end.row), c0: Math.min(start.col, end.col), r1: Math.max(start.row, end.row), c1: Math.max(start.col, end.col) }
+}
+
+export const sheetBlocks = (sheet: SheetData, source: string): Array<Block> => {
+  const blocks: Array<Block> = [makeBlock("section_header", `## ${sheet.name.replace(/\s+/g, " ").trim() || "Sheet"}`, { source })]
+  for (const box of regions(sheet)) blocks.push(...segmentBlocks(sheet, box, source))
+  return blocks
+}
+
+/**
+ * The data regions of a sheet: groups of filled cells that touch (8-neighbourhood, merged ranges
+ * counting as filled), as bounding boxes with overlapping boxes merged, in reading order.
+ */
+const regions = (sheet: SheetData): Array<CellRange> => {
+  let width = 0
+  for (const row of sheet.rows) if (row !== undefined) width = Math.max(width, row.length)
+  const stride = width + 2
+  const filled = new Set<number>()
+  sheet.rows.forEach((row, r) => {
+    row?.forEach((v, c) => {
+      if (!isBlank(v)) filled.add(r * stride + c)
+    })
+  })
+  for (const m of sheet.merges) {
+    if (!filled.has(m.r0 * stride + m.c0)) continue
+    for (let r = m.r0; r <= m.r1 && r < sheet.rows.length; r++) for (let c = m.c0; c <= m.c1 && c < width; c++) filled.add(r * stride + c)
+  }
+  const seen = new Set<number>()
+  let boxes: Array<{ r0: number; c0: number; r1: number; c1: number }> = []
+  for (const start of filled) {
+    if (seen.has(start)) continue
+    seen.add(start)
+    const box = { r0: Infinity, c0: Infinity, r1: -1, c1: -1 }
+    const queue = [start]
+    while (queue.length > 0) {
+      const key = queue.pop()!
+      const r = Math.floor(key / stride)
+      const c = key % stride
+      box.r0 = Math.min(box.r0, r)
+      box.r1 = Math.max(box.r1, r)
+      box.c0 = Math.min(box.c0, c)
+      box.c1 = Math.max(box.c1, c)
+      for (let dr = -1; dr <= 1; dr++) {
+        for (let dc = -1; dc <= 1; dc++) {
+          if (c + dc < 0 || c + dc >= width) continue
+          const next = key + dr * stride + dc
+          if (filled.has(next) && !seen.has(next)) {
+            seen.add(next)
+            queue.push(next)
+          }
+        }
+      }
+    }
+    boxes.push(box)
+  }
+  // Boxes whose rectangles overlap would print the same cells twice: merge them.
+  let changed = true
+  while (changed) {
+    changed = false
+    const out: typeof boxes = []
+    for (const b of boxes) {
+      const hit = out.find((o) => o.r0 <= b.r1 && b.r0 <= o.r1 && o.c0 <= b.c1 && b.c0 <= o.c1)
+      if (hit === undefined) out.push({ ...b })
+      else {
+        hit.r0 = Math.min(hit.r0, b.r0)
+        hit.r1 = Math.max(hit.r1, b.r1)
+        hit.c0 = Math.min(hit.c0, b.c0)
+        hit.c1 = Math.max(hit.c1, b.c1)
+        changed = true
+      }
+    }
+    boxes = out
+  }
+  return boxes.sort((a, b) => a.r0 - b.r0 || a.c0 - b.c0)
+}
+
+const segmentBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Block> => {
+  const { r0, c0, r1, c1 } = box
+  let filled = 0
+  let lone = ""
+  for (let r = r0; r <= r1; r++) {
+    const row = sheet.rows[r]
+    if (row === undefined) continue
+    for (let c = c0; c <= c1; c++) {
+      const v = row[c]
+      if (isBlank(v)) continue
+      filled++
+      lone = v ?? ""
+    }
+  }
+  if (filled === 0) return []
+  if (filled === 1) return [makeBlock("text", escapeCell(lone.trim()).replace(/\s*\n\s*/g, "  \n"), { source })]
+  const grid: Array<Array<string>> = []
+  for (let r = r0; r <= r1; r++) {
+    const row = sheet.rows[r]
+    const out: Array<string> = []
+    for (let c = c0; c <= c1; c++) out.push(escapeCell((row?.[c] ?? "").trim()))
+    grid.push(out)
+  }
+  const merges = sheet.merges
+    .filter((m) => m.r0 >= r0 && m.r0 <= r1 && m.c0 >= c0 && m.c0 <= c1)
+    .map((m) => ({ r0: m.r0 - r0, c0: m.c0 - c0, r1: Math.min(m.r1, r1) - r0, c1: Math.min(m.c1, c1) - c0 }))
+  const markdown = renderTable(gridToRows(grid, merges))
+  return markdown.length === 0 ? [] : [makeBlock("table", markdown, { source })]
+}

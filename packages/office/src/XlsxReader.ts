@@ -1,0 +1,139 @@
+/**
+ * The Excel reader for XML workbooks (.xlsx, .xlsm): workbook order and names, shared strings,
+ * number formats applied as Excel displays them (dates, percentages, currency; SheetJS's SSF
+ * formatter), merged cells. Each sheet is parsed only when its page is asked for. Macros
+ * (vbaProject.bin) are never read.
+ */
+import XLSX from "xlsx"
+import type { DocumentInfo } from "@strata/core"
+import { corrupt, limitExceeded } from "./Failure.ts"
+import { readProperties } from "./OfficeMetadata.ts"
+import { page, type ParsedDocument } from "./ReaderKit.ts"
+import { parseCellRef, parseRange, sheetBlocks, type CellRange } from "./SheetBlocks.ts"
+import { ZipArchive } from "./Zip.ts"
+import { child, childrenNamed, descendants, parseRelationships, parseXml, relationshipId, relsPartOf, textOf, type XmlElement } from "./Xml.ts"
+
+/** Cells beyond these are dropped (a sheet can address 16384 x 1048576 slots). */
+const maxRows = 100_000
+const maxCols = 2_000
+const maxCells = 2_000_000
+
+const SSF = (XLSX as unknown as { SSF: { format(fmt: string | number, value: number, opts?: object): string; get_table(): Record<number, string> } }).SSF
+
+export const formatNumber = (value: number, formatCode: string | undefined, date1904: boolean): string => {
+  if (formatCode === undefined || formatCode === "General") return SSF.format("General", value)
+  try {
+    return SSF.format(formatCode, value, { date1904 })
+  } catch {
+    return SSF.format("General", value)
+  }
+}
+
+const sharedStrings = (zip: ZipArchive, part: string | undefined): Array<string> => {
+  const xml = part === undefined ? undefined : zip.text(part)
+  if (xml === undefined) return []
+  const out: Array<string> = []
+  for (const si of childrenNamed(parseXml(xml), "si")) {
+    // Phonetic runs (rPh) are reading aids, not cell text.
+    let text = ""
+    for (const c of si.children) {
+      if (typeof c === "string") continue
+      if (c.name === "t") text += textOf(c)
+      else if (c.name === "r") text += textOf(child(c, "t"))
+    }
+    out.push(text)
+  }
+  return out
+}
+
+const numberFormats = (zip: ZipArchive, part: string | undefined): Array<string | undefined> => {
+  const xml = part === undefined ? undefined : zip.text(part)
+  if (xml === undefined) return []
+  const root = parseXml(xml)
+  const custom = new Map<number, string>()
+  for (const fmt of descendants(root, "numFmt")) custom.set(Number(fmt.attrs.numFmtId), fmt.attrs.formatCode ?? "General")
+  const builtin = SSF.get_table()
+  return childrenNamed(child(root, "cellXfs"), "xf").map((xf) => {
+    const id = Number(xf.attrs.numFmtId ?? 0)
+    return custom.get(id) ?? builtin[id]
+  })
+}
+
+export const readXlsx = (bytes: Uint8Array, format: string): ParsedDocument => {
+  const zip = new ZipArchive(bytes, format)
+  const packageRels = parseRelationships(zip.text("_rels/.rels"), "")
+  const workbookPart = [...packageRels.values()].find((r) => r.type.endsWith("/officeDocument"))?.target ?? "xl/workbook.xml"
+  const workbookXml = zip.text(workbookPart)
+  if (workbookXml === undefined) throw corrupt(format, "no workbook part")
+  const workbook = parseXml(workbookXml)
+  const rels = parseRelationships(zip.text(relsPartOf(workbookPart)), workbookPart)
+  const relOf = (suffix: string) => [...rels.values()].find((r) => r.type.endsWith(suffix))?.target
+  const date1904 = ["1", "true"].includes(child(workbook, "workbookPr")?.attrs.date1904 ?? "")
+  let strings: Array<string> | undefined
+  let formats: Array<string | undefined> | undefined
+  const sheets = childrenNamed(child(workbook, "sheets"), "sheet").map((s) => ({ name: s.attrs.name ?? "Sheet", part: rels.get(relationshipId(s) ?? "")?.target }))
+  const metadata = readProperties(zip.text("docProps/core.xml"))
+  const info: DocumentInfo = { metadata }
+  const pages = sheets.map((sheet, index) => () => {
+    strings ??= sharedStrings(zip, relOf("/sharedStrings"))
+    formats ??= numberFormats(zip, relOf("/styles"))
+    const xml = sheet.part === undefined ? undefined : zip.text(sheet.part)
+    const data = xml === undefined ? { rows: [], merges: [] } : readSheet(parseXml(xml), strings, formats, date1904, format)
+    return page(index + 1, sheetBlocks({ name: sheet.name, ...data }, "xlsx"))
+  })
+  return { info, pages }
+}
+
+const readSheet = (
+  root: XmlElement,
+  strings: ReadonlyArray<string>,
+  formats: ReadonlyArray<string | undefined>,
+  date1904: boolean,
+  format: string
+): { rows: Array<Array<string | undefined>>; merges: Array<CellRange> } => {
+  const rows: Array<Array<string | undefined>> = []
+  let cells = 0
+  let rowIndex = -1
+  for (const row of childrenNamed(child(root, "sheetData"), "row")) {
+    rowIndex = row.attrs.r !== undefined ? Number(row.attrs.r) - 1 : rowIndex + 1
+    if (!(rowIndex >= 0) || rowIndex >= maxRows) continue
+    let colIndex = -1
+    for (const c of childrenNamed(row, "c")) {
+      const ref = c.attrs.r === undefined ? undefined : parseCellRef(c.attrs.r)
+      colIndex = ref?.col ?? colIndex + 1
+      if (colIndex >= maxCols) continue
+      const text = cellText(c, strings, formats, date1904)
+      if (text === undefined || text.length === 0) continue
+      if (++cells > maxCells) throw limitExceeded(format, `a sheet has more than ${maxCells} cells`)
+      ;(rows[rowIndex] ??= [])[colIndex] = text
+    }
+  }
+  const merges = descendants(child(root, "mergeCells") ?? root, "mergeCell")
+    .map((m) => parseRange(m.attrs.ref ?? ""))
+    .filter((m): m is CellRange => m !== undefined)
+  return { rows, merges }
+}
+
+const cellText = (c: XmlElement, strings: ReadonlyArray<string>, formats: ReadonlyArray<string | undefined>, date1904: boolean): string | undefined => {
+  const type = c.attrs.t ?? "n"
+  if (type === "inlineStr") return descendants(child(c, "is") ?? c, "t").map(textOf).join("")
+  const v = child(c, "v")
+  if (v === undefined) return undefined
+  const raw = textOf(v)
+  switch (type) {
+    case "s":
+      return strings[Number(raw)] ?? ""
+    case "b":
+      return raw === "1" ? "TRUE" : "FALSE"
+    case "str":
+    case "e":
+      return raw
+    case "d":
+      return raw.replace(/T00:00:00(?:\.000)?Z?$/, "")
+    default: {
+      const value = Number(raw)
+      if (!Number.isFinite(value)) return raw
+      return formatNumber(value, formats[Number(c.attrs.s ?? 0)], date1904)
+    }
+  }
+}

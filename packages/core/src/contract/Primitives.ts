@@ -18,10 +18,24 @@ export const StringBetween = (minimum: number, maximum: number) =>
 
 export const StringList = Schema.Array(Schema.String)
 
-/** Headers sent with the page request: a flat string-to-string map. */
-export const Headers = Schema.Record(Schema.String, Schema.String).annotate({
-  description: "Headers sent with the page request (for example cookies, user agent)."
-})
+const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const badHeaderValue = /[\r\n\0]/
+
+/**
+ * Headers sent with the page request: a flat string-to-string map. Names and values are
+ * checked here so a bad header is a 400, not a failure deep inside the fetch.
+ */
+export const Headers = Schema.Record(Schema.String, Schema.String).check(
+  Schema.makeFilter((headers: Readonly<Record<string, string>>) =>
+    Object.entries(headers).flatMap(([name, value]) =>
+      !headerName.test(name)
+        ? [{ path: [name], issue: "Expected an HTTP header name (a token)" }]
+        : badHeaderValue.test(value)
+        ? [{ path: [name], issue: "Header values must not contain CR, LF or NUL" }]
+        : []
+    )
+  )
+).annotate({ description: "Headers sent with the page request (for example cookies, user agent)." })
 
 /** Free-form JSON object (JSON Schema documents, catalog tool options). */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
@@ -30,7 +44,8 @@ const hasScheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:/
 
 /**
  * The URL as the scrape will fetch it: absolute http(s). A bare host ("example.com/a") is
- * read as http, the way the official service treats scheme-less input.
+ * read as http, the way the official service treats scheme-less input. The text is kept as
+ * the client wrote it (trimmed), since it comes back as `metadata.sourceURL`.
  */
 export const normalizeHttpUrl = (input: string): string | undefined => {
   const trimmed = input.trim()
@@ -39,7 +54,7 @@ export const normalizeHttpUrl = (input: string): string | undefined => {
   const url = new URL(candidate)
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
   if (url.hostname === "") return undefined
-  return url.href
+  return candidate
 }
 
 /** A string that is an http or https URL (scheme optional, http assumed). */

@@ -71,7 +71,7 @@ const validRequest = fc.record(
     onlyMainContent: fc.boolean(),
     mobile: fc.boolean(),
     maxAge: fc.nat(),
-    headers: fc.dictionary(fc.string({ minLength: 1 }), fc.string()),
+    headers: fc.dictionary(fc.stringMatching(/^[A-Za-z0-9-]{1,20}$/), fc.string().filter((v) => !/[\r\n\0]/.test(v))),
     location: fc.record({ country: fc.stringMatching(/^[A-Z]{2}$/), languages: fc.array(fc.string()) }, { requiredKeys: [] }),
     proxy: fc.constantFrom("basic", "enhanced", "auto"),
     origin: fc.string(),

@@ -103,11 +103,13 @@ describe("decodeScrapeRequest defaults", () => {
 describe("decodeScrapeRequest url", () => {
   it("requires url (or catalog)", () => rejectsAt(scrape({}), "url", /Missing required key "url"/))
 
-  it("accepts http and https, reads a bare host as http", () => {
+  it("accepts http and https as written, reads a bare host as http", () => {
     expect(ok(scrape({ url: "http://a.example/x?y=1" })).url).toBe("http://a.example/x?y=1")
+    expect(ok(scrape({ url: "HTTPS://Example.com" })).url).toBe("HTTPS://Example.com")
     expect(ok(scrape({ url: "example.com/path" })).url).toBe("http://example.com/path")
-    expect(ok(scrape({ url: "  https://example.com  " })).url).toBe("https://example.com/")
+    expect(ok(scrape({ url: "  https://example.com  " })).url).toBe("https://example.com")
     expect(ok(scrape({ url: "localhost:8080/a" })).url).toBe("http://localhost:8080/a")
+    expect(ok(scrape({ url: "[::1]:8080" })).url).toBe("http://[::1]:8080")
   })
 
   it.each(["ftp://example.com/a", "javascript:alert(1)", "file:///etc/passwd", "", "http://", "data:text/html,hi"])(
@@ -185,9 +187,11 @@ describe("decodeScrapeRequest limits", () => {
     rejectsAt(scrape(withUrl({ threatProtection: { mode: "max" } })), "threatProtection.mode")
   })
 
-  it("headers are a string map", () => {
-    ok(scrape(withUrl({ headers: { "User-Agent": "x", Cookie: "a=b" } })))
+  it("headers are a string map of valid names and single-line values", () => {
+    ok(scrape(withUrl({ headers: { "User-Agent": "x", Cookie: "a=b; c=d", "x-empty": "" } })))
     rejectsAt(scrape(withUrl({ headers: { "X-N": 1 } })), "headers.X-N")
+    rejectsAt(scrape(withUrl({ headers: { "Bad Name": "x" } })), "headers.Bad Name", /header name/)
+    rejectsAt(scrape(withUrl({ headers: { "X-A": "a\r\nX-Injected: 1" } })), "headers.X-A", /CR, LF/)
   })
 
   it("onlyCleanContent is not supported with zero data retention", () => {

@@ -99,7 +99,7 @@ describe("requests built by the official SDK", () => {
     const sent = lastJson("/v2/scrape") as Record<string, unknown>
     expect(String(sent.origin)).toMatch(/^js-sdk@/)
     const r = ok(body(sent))
-    expect(r).toMatchObject({ kind: "url", url: "https://example.com/", formats: [{ type: "markdown" }] })
+    expect(r).toMatchObject({ kind: "url", url: "https://example.com", formats: [{ type: "markdown" }] })
   })
 
   it("a scrape with every option the SDK types allow validates", async () => {

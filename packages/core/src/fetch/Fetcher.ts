@@ -109,7 +109,7 @@ const timedOut = (url: URL): ScrapeError =>
 /** Builds the service; its keep-alive agents are closed when the scope closes. */
 export const makeFetcher = (config: FetcherConfig): Effect.Effect<FetcherService, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const allowedOrigins = new Set((config.allowedOrigins ?? []).map((o) => new URL(o).origin))
+    const allowedOrigins = new Set((config.allowedOrigins ?? []).filter((o) => URL.canParse(o)).map((o) => new URL(o).origin))
     const maxRedirects = config.maxRedirects ?? DEFAULT_MAX_REDIRECTS
     const guardedLookup = makeGuardedLookup()
     // Separate pools per policy: a socket opened without the guard must never serve a guarded request.
@@ -211,19 +211,24 @@ export const makeFetcher = (config: FetcherConfig): Effect.Effect<FetcherService
     return { fetch }
   })
 
-/** `STRATA_ALLOW_PRIVATE_URLS` set to 1/true/yes/on lifts the private-address rule. */
-const allowPrivateFromEnv: Effect.Effect<boolean> = Config.String("STRATA_ALLOW_PRIVATE_URLS").pipe(
-  Config.withDefault(""),
-  Config.map((value) => /^(1|true|yes|on)$/i.test(value.trim())),
-  Effect.orElseSucceed(() => false)
+/**
+ * The policy from the environment: `STRATA_ALLOW_PRIVATE_URLS` set to 1/true/yes/on lifts the
+ * private-address rule; `STRATA_ALLOWED_ORIGINS` (comma-separated origins) exempts just those.
+ */
+const configFromEnv: Effect.Effect<FetcherConfig> = Config.all({
+  allowPrivate: Config.String("STRATA_ALLOW_PRIVATE_URLS").pipe(Config.withDefault("")),
+  allowedOrigins: Config.String("STRATA_ALLOWED_ORIGINS").pipe(Config.withDefault(""))
+}).pipe(
+  Config.map(({ allowPrivate, allowedOrigins }) => ({
+    allowPrivate: /^(1|true|yes|on)$/i.test(allowPrivate.trim()),
+    allowedOrigins: allowedOrigins.split(",").map((o) => o.trim()).filter((o) => o !== "")
+  })),
+  Effect.orElseSucceed(() => ({ allowPrivate: false }))
 )
 
 export class Fetcher extends Context.Service<Fetcher, FetcherService>()("@strata/core/Fetcher") {
-  /** The production engine; reads STRATA_ALLOW_PRIVATE_URLS when built. */
-  static readonly layer: Layer.Layer<Fetcher> = Layer.effect(
-    Fetcher,
-    Effect.flatMap(allowPrivateFromEnv, (allowPrivate) => makeFetcher({ allowPrivate }))
-  )
+  /** The production engine; reads STRATA_ALLOW_PRIVATE_URLS and STRATA_ALLOWED_ORIGINS when built. */
+  static readonly layer: Layer.Layer<Fetcher> = Layer.effect(Fetcher, Effect.flatMap(configFromEnv, makeFetcher))
 
   /** The engine with an explicit policy (tests, embedding). */
   static readonly layerWith = (config: FetcherConfig): Layer.Layer<Fetcher> => Layer.effect(Fetcher, makeFetcher(config))

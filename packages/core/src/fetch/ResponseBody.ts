@@ -8,7 +8,6 @@
  * is not gzip is passed through.
  */
 import type { IncomingMessage } from "node:http"
-import { addAbortSignal } from "node:stream"
 import zlib from "node:zlib"
 import { FetchFailed, scrapeError, type ScrapeError } from "../ScrapeError.ts"
 
@@ -35,18 +34,25 @@ const collect = async (response: IncomingMessage, url: string, maxBytes: number,
     response.destroy()
     throw tooLarge(url, maxBytes, `declares ${declared} bytes`)
   }
-  addAbortSignal(signal, response)
-  const chunks: Array<Buffer> = []
-  let total = 0
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    total += chunk.byteLength
-    if (total > maxBytes) {
-      response.destroy()
-      throw tooLarge(url, maxBytes, "is larger")
+  // Listen only while reading: the deadline signal outlives the fetch and must not hold the response.
+  const abort = () => response.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"))
+  if (signal.aborted) abort()
+  signal.addEventListener("abort", abort, { once: true })
+  try {
+    const chunks: Array<Buffer> = []
+    let total = 0
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      total += chunk.byteLength
+      if (total > maxBytes) {
+        response.destroy()
+        throw tooLarge(url, maxBytes, "is larger")
+      }
+      chunks.push(chunk)
     }
-    chunks.push(chunk)
+    return Buffer.concat(chunks, total)
+  } finally {
+    signal.removeEventListener("abort", abort)
   }
-  return Buffer.concat(chunks, total)
 }
 
 type Decoder = (input: Buffer, maxOutputLength: number) => Promise<Buffer>

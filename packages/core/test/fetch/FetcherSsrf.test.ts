@@ -95,7 +95,7 @@ describe("Fetcher SSRF protection", () => {
       assert.strictEqual(overridden._tag, "UrlBlocked")
     }))
 
-  it.live("Fetcher.layer reads STRATA_ALLOW_PRIVATE_URLS", () =>
+  it.live("Fetcher.layer reads STRATA_ALLOW_PRIVATE_URLS and STRATA_ALLOWED_ORIGINS", () =>
     Effect.gen(function*() {
       const server = yield* startServer((_req, res) => res.end("env"))
       const fetchUnder = (env: Record<string, string>) =>
@@ -112,6 +112,10 @@ describe("Fetcher SSRF protection", () => {
       assert.strictEqual(refused.reason._tag, "UrlBlocked")
       const off = yield* fetchUnder({ STRATA_ALLOW_PRIVATE_URLS: "0" }).pipe(Effect.flip)
       assert.strictEqual(off.reason._tag, "UrlBlocked")
-      assert.strictEqual(server.connections(), 1)
+      const listed = yield* fetchUnder({ STRATA_ALLOWED_ORIGINS: `http://example.com, ${server.origin}/` })
+      assert.strictEqual(text(listed.body), "env")
+      const notListed = yield* fetchUnder({ STRATA_ALLOWED_ORIGINS: "http://127.0.0.1:1, not a url" }).pipe(Effect.flip)
+      assert.strictEqual(notListed.reason._tag, "UrlBlocked")
+      assert.strictEqual(server.connections(), 2)
     }))
 })

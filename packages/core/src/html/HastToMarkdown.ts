@@ -12,7 +12,7 @@
  * `lang-x`, `highlight-x`, `brush: x` or `data-lang` on the block or an ancestor.
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
-import { classList, stringProp } from "./HtmlNodes.ts"
+import { classList, stringProp, textOf } from "./HtmlNodes.ts"
 import { codeFence, escapeLabel, linkDestination } from "./MarkdownEscape.ts"
 import { InlineWriter } from "./MarkdownInline.ts"
 import { renderTable } from "./MarkdownTable.ts"
@@ -59,6 +59,11 @@ const languageOf = (element: Element): string | undefined => {
   }
   return undefined
 }
+
+/** A table cell holding only a highlighter's line numbers (by class, or a `<pre>` of digits). */
+const isGutterCell = (cell: Element): boolean =>
+  classList(cell).some((c) => GUTTER.has(c) || c === "gl" || c === "code-gutter") ||
+  (cell.children.some((c) => c.type === "element" && c.tagName === "pre") && /^[\d\s]+$/.test(textOf(cell)))
 
 const isHidden = (element: Element): boolean => element.properties.hidden === true || element.properties.hidden === ""
 
@@ -176,7 +181,7 @@ export class HastToMarkdown {
         const parts = this.within(element, () =>
           renderTable(element, {
             cell: (cell) => this.flat(cell),
-            blocks: (cell) => this.within(cell, () => this.blocks(cell.children)).map((b) => b.text)
+            blocks: (cell) => (isGutterCell(cell) ? [] : this.within(cell, () => this.blocks(cell.children)).map((b) => b.text))
           })
         )
         for (const text of parts) out.push({ kind: "other", text })

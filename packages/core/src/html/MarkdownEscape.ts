@@ -10,6 +10,12 @@ const PUNCTUATION = /[!-/:-@[-`{-~]/
 const isSpace = (c: string | undefined): boolean => c === undefined || c === " " || c === "\n" || c === "\t"
 const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c)
 
+/** Whether the `]` closing the `[` at `open` is followed by what makes a link (or ends the text). */
+const closesLink = (text: string, open: number): boolean => {
+  const close = text.indexOf("]", open)
+  return close !== -1 && /^\](?:\s*[([:]|$)/.test(text.slice(close, close + 3))
+}
+
 /** Characters that may need escaping; text without them (most of it) is returned as is. */
 const SPECIAL = /[\\*_`[\]<&~]/
 
@@ -39,10 +45,10 @@ export const escapeText = (text: string, inLabel = false): string => {
         out += "\\`"
         break
       case "]":
-        out += inLabel || next === "(" || next === "[" || next === ":" ? "\\]" : "]"
+        out += inLabel || next === undefined || next === "(" || next === "[" || next === ":" ? "\\]" : "]"
         break
       case "[":
-        out += inLabel || (text.indexOf("]", i) !== -1 && /\]\s*[([:]/.test(text.slice(i))) ? "\\[" : "["
+        out += inLabel || closesLink(text, i) ? "\\[" : "["
         break
       case "<":
         out += next !== undefined && /[A-Za-z/!?]/.test(next) ? "\\<" : "<"

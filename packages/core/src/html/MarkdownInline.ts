@@ -6,13 +6,19 @@
  * is no emphasis at all), and `<a href=x></a>` must leave nothing. So an opening marker waits
  * until the first visible content arrives inside it, a pending space is written before the
  * marker, and a closing marker goes before the space that follows it. Where CommonMark's
- * flanking rules would stop a marker from working (`a**(b)**c`), a space is added outside it.
+ * flanking rules would stop a marker from working (`a**(b)**c`), the emphasis is dropped rather
+ * than spaces added: the text a reader (or a search) sees must stay the page's text.
  */
 import { codeSpan, escapeLineStart, escapeText } from "./MarkdownEscape.ts"
 
 interface Marker {
   readonly open: string
+  /** Content was written inside (the marker itself may have been suppressed). */
   emitted: boolean
+  /** Not written: CommonMark would not read it as emphasis here, and a space would change the text. */
+  suppressed: boolean
+  /** Where the opening marker was written. */
+  at: number
 }
 
 const WHITESPACE = /[ \t\n\r\f\u00a0]+/g
@@ -29,11 +35,11 @@ export class InlineWriter {
   private readonly stack: Array<Marker> = []
   private linkDepth = 0
   /** The emphasis marker just closed and where, so that `<b>a</b><b>b</b>` merges into `**ab**`. */
-  private lastClose: { readonly marker: string; readonly end: number } | undefined
+  private lastClose: { readonly marker: string; readonly end: number; readonly entry: Marker } | undefined
   /** The code span just written, so that `<code>a</code><code>b</code>` becomes one span. */
   private lastCode: { readonly start: number; readonly end: number; readonly code: string } | undefined
-  /** A marker just closed after punctuation: a word right after it would stop it closing. */
-  private closedAfterPunct = false
+  /** An emphasis just closed after punctuation: a word right after it would stop it closing. */
+  private fragileClose: { readonly open: Marker; readonly closeAt: number; readonly length: number } | undefined
 
   /** Text from the page: whitespace collapses, markdown syntax characters are escaped. */
   text(value: string): void {
@@ -76,6 +82,17 @@ export class InlineWriter {
   /** Already formatted markdown (an image, a checkbox) that counts as visible content. */
   content(markdown: string): void {
     if (markdown === "") return
+    const opens = this.pendingOpen
+    const first = opens.length > 0 ? opens[0]!.open[0] : markdown[0]
+    const fragile = this.fragileClose
+    this.fragileClose = undefined
+    if (fragile !== undefined && this.pendingBreaks === 0 && !this.pendingSpace && isWord(first) && fragile.closeAt === this.out.length - fragile.length) {
+      // `**(b)**c` would not close: take both markers out again.
+      const at = fragile.open.at
+      this.out = this.out.slice(0, at) + this.out.slice(at + fragile.open.open.length, fragile.closeAt)
+      this.lastClose = undefined
+      this.lastCode = undefined
+    }
     if (this.pendingBreaks > 0) {
       // A blank line inside a marker would end the paragraph and strand the marker.
       if (this.out !== "") this.out += this.pendingBreaks > 1 && this.stack.length === 0 ? "\n\n" : "  \n"
@@ -85,22 +102,23 @@ export class InlineWriter {
       if (this.out !== "" && !this.out.endsWith("\n")) this.out += " "
     }
     this.pendingSpace = false
-    const opens = this.pendingOpen
-    const first = opens.length > 0 ? opens[0]!.open[0] : markdown[0]
-    if (this.closedAfterPunct && isWord(first) && !this.out.endsWith(" ") && !this.out.endsWith("\n")) this.out += " "
-    this.closedAfterPunct = false
     for (let k = 0; k < opens.length; k++) {
       const marker = opens[k]!
       marker.emitted = true
       const last = this.lastClose
       if (last !== undefined && last.marker === marker.open && last.end === this.out.length) {
         this.out = this.out.slice(0, this.out.length - marker.open.length)
+        marker.at = last.entry.at
         continue
       }
       if (k === 0 && isEmphasis(marker.open)) {
         const next = k + 1 < opens.length ? opens[k + 1]!.open[0] : markdown[0]
-        if (isWord(this.out[this.out.length - 1]) && isPunct(next)) this.out += " "
+        if (isWord(this.out[this.out.length - 1]) && isPunct(next)) {
+          marker.suppressed = true
+          continue
+        }
       }
+      marker.at = this.out.length
       // `!` right before a link's `[` would turn it into an image.
       if (marker.open === "[" && this.out.endsWith("!")) this.out = `${this.out.slice(0, -1)}\\!`
       this.out += marker.open
@@ -123,7 +141,7 @@ export class InlineWriter {
 
   /** Opens a marker (`**`, `*`, `~~`, `[`); it is written only if content follows. */
   open(marker: string): void {
-    const entry: Marker = { open: marker, emitted: false }
+    const entry: Marker = { open: marker, emitted: false, suppressed: false, at: -1 }
     this.stack.push(entry)
     this.pendingOpen.push(entry)
     if (marker === "[") this.linkDepth++
@@ -142,10 +160,12 @@ export class InlineWriter {
       if (index !== -1) this.pendingOpen.splice(index, 1)
       return false
     }
+    if (entry.suppressed) return true
     const before = this.out[this.out.length - 1]
+    const closeAt = this.out.length
     this.out += closing
-    this.lastClose = closing === entry.open ? { marker: closing, end: this.out.length } : undefined
-    this.closedAfterPunct = isEmphasis(closing) && isPunct(before)
+    this.lastClose = closing === entry.open ? { marker: closing, end: this.out.length, entry } : undefined
+    this.fragileClose = isEmphasis(closing) && isPunct(before) ? { open: entry, closeAt, length: closing.length } : undefined
     return true
   }
 

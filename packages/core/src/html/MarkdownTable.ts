@@ -3,8 +3,8 @@
  * line with `|` escaped, `colspan`/`rowspan` are laid out on a grid (the content sits in the
  * first slot, the slots it spans stay empty, so every row has the same width), a table without
  * a header row gets its first row promoted, and a table nested in a cell is flattened into that
- * cell's text. A layout table (role="presentation", a single column, or nesting tables without
- * any `th`) is not data: its cells are written as ordinary blocks, in row order.
+ * cell's text. A layout table (role="presentation", a single column, code blocks in cells, or
+ * nesting tables without any `th`) is not data: its cells are written as ordinary blocks, in row order.
  */
 import type { Element } from "hast"
 import { stringProp } from "./HtmlNodes.ts"
@@ -70,6 +70,8 @@ const isLayout = (table: Element, rows: ReadonlyArray<Row>): boolean => {
     widest = Math.max(widest, width)
   }
   if (widest <= 1) return true
+  // Highlighters lay code out as a table of gutter + `<pre>`: that is code, not data.
+  if (hasDescendant(table, (e) => e.tagName === "pre")) return true
   return !hasTh && hasDescendant(table, (e) => e.tagName === "table")
 }
 

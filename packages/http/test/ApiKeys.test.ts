@@ -2,18 +2,17 @@
  * Authentication on a real server: missing, wrong and right keys; STRATA_API_KEYS; the generated
  * key file (created once with mode 0600, announced once, reused by later starts).
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { generateApiKey, serverConfigFromEnv } from "../src/index.ts"
-import { Pipeline } from "@strata/core"
-import { startTestServer, tempDir } from "./support.ts"
+import { pipelineDouble, startTestServer, tempDir } from "./support.ts"
 
-const echo = Layer.succeed(Pipeline, Pipeline.of({
+const echo = pipelineDouble({
   scrape: (request) => Effect.succeed({ markdown: "ok", metadata: { sourceURL: (request as { url: string }).url } }),
   parse: (file) => Effect.succeed({ markdown: "ok", metadata: { sourceURL: file.fileName } })
-}))
+})
 
 const scrapeWith = (url: string, authorization?: string) =>
   fetch(`${url}/v2/scrape`, {

@@ -4,6 +4,7 @@
  * against pages this test serves on 127.0.0.1.
  */
 import Firecrawl from "@mendable/firecrawl-js"
+import { PDFDocument, StandardFonts } from "pdf-lib"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -94,6 +95,20 @@ describe("@mendable/firecrawl-js against this server", () => {
     expect(document.markdown).toContain("# Tide Pools of the Northern Coast")
     expect(document.markdown).toContain("Hermit crabs trade shells")
     expect(document.metadata?.sourceURL).toBe("tide-pools.html")
+  })
+
+  it("parse() reads an uploaded PDF through the PDF reader", async () => {
+    const pdf = await PDFDocument.create()
+    const font = await pdf.embedFont(StandardFonts.Helvetica)
+    const page = pdf.addPage([612, 792])
+    page.drawText("Quarterly Tide Survey", { x: 72, y: 700, size: 24, font })
+    page.drawText("Anemone counts rose in every pool we measured this spring.", { x: 72, y: 660, size: 12, font })
+    const bytes = await pdf.save()
+    const document = await firecrawl.parse({ data: Buffer.from(bytes), filename: "survey.pdf", contentType: "application/pdf" })
+    expect(document.markdown).toContain("Quarterly Tide Survey")
+    expect(document.markdown).toContain("Anemone counts rose in every pool we measured this spring.")
+    expect(document.metadata?.sourceURL).toBe("survey.pdf")
+    expect(document.metadata?.numPages).toBe(1)
   })
 
   it("surfaces a wrong key as a 401 SdkError", async () => {

@@ -16,10 +16,9 @@ import {
   UnsupportedFileType,
   UrlBlocked
 } from "@strata/core"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Pipeline } from "@strata/core"
-import { startTestServer, type TestServer } from "./support.ts"
+import { pipelineDouble, startTestServer, type TestServer } from "./support.ts"
 
 const KEY = "test-key-1"
 
@@ -41,7 +40,7 @@ const reasons = {
 let interruptedScrapes = 0
 
 /** Fails with the reason named by `simulate`, throws for `defect`, hangs for `slow`, else echoes. */
-const scripted = Layer.succeed(Pipeline, Pipeline.of({
+const scripted = pipelineDouble({
   scrape: (request) => {
     const simulate = (request as { simulate?: string }).simulate
     if (simulate === "slow") {
@@ -59,7 +58,7 @@ const scripted = Layer.succeed(Pipeline, Pipeline.of({
       metadata: { sourceURL: file.fileName, contentType: file.contentType ?? null, options: options ?? null }
     })
   }
-}))
+})
 
 let server: TestServer
 beforeAll(async () => {

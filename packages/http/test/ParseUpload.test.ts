@@ -3,16 +3,15 @@
  * The pipeline double reports what it was handed, so these tests see exactly what the adapter
  * passes on; EndToEnd.test.ts parses real uploads with the real pipeline.
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { defaultMaxUploadBytes } from "../src/index.ts"
-import { Pipeline } from "@strata/core"
-import { multipartBody, postStreaming, startTestServer, type TestServer } from "./support.ts"
+import { multipartBody, pipelineDouble, postStreaming, startTestServer, type TestServer } from "./support.ts"
 
 const KEY = "parse-key"
 let calls = 0
 
-const reporting = Layer.succeed(Pipeline, Pipeline.of({
+const reporting = pipelineDouble({
   scrape: () => Effect.succeed({}),
   parse: (file, options) => {
     calls++
@@ -23,7 +22,7 @@ const reporting = Layer.succeed(Pipeline, Pipeline.of({
       options: options ?? null
     })
   }
-}))
+})
 
 let server: TestServer
 beforeAll(async () => {

@@ -1,9 +1,8 @@
 /** The token bucket with a controlled clock, and the 429 it produces on a real server. */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeRateLimiter, serverConfigFromEnv } from "../src/index.ts"
-import { Pipeline } from "@strata/core"
-import { startTestServer } from "./support.ts"
+import { pipelineDouble, startTestServer } from "./support.ts"
 
 describe("makeRateLimiter", () => {
   it("allows a burst of `perMinute`, then refills continuously, per key", () => {
@@ -39,10 +38,10 @@ describe("makeRateLimiter", () => {
 
 describe("429 on the wire", () => {
   it("answers `{ error }` only, with Retry-After, once a key's bucket is empty", async () => {
-    const pipeline = Layer.succeed(Pipeline, Pipeline.of({
+    const pipeline = pipelineDouble({
       scrape: () => Effect.succeed({ markdown: "ok" }),
       parse: () => Effect.succeed({ markdown: "ok" })
-    }))
+    })
     const server = await startTestServer(pipeline, { apiKeys: ["one", "two"], rateLimitPerMinute: 3 })
     try {
       const call = (key: string) =>

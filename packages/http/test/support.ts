@@ -6,9 +6,22 @@ import { mkdtempSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Layer } from "effect"
+import { Pipeline } from "@strata/core"
+import { Layer, Stream } from "effect"
 import { startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
-import type { Pipeline } from "@strata/core"
+
+/**
+ * A Pipeline double for tests of the adapter itself: `scrape` and `parse` as given; the
+ * streaming variants, which the adapter does not use, die if called.
+ */
+export const pipelineDouble = (
+  methods: Pick<Pipeline["Service"], "scrape" | "parse">
+): Layer.Layer<Pipeline> =>
+  Layer.succeed(Pipeline, Pipeline.of({
+    ...methods,
+    scrapeStream: () => Stream.die(new Error("scrapeStream is not used by the HTTP adapter")),
+    parseStream: () => Stream.die(new Error("parseStream is not used by the HTTP adapter"))
+  }))
 
 export interface TestServer extends RunningServer {
   readonly logs: Array<Record<string, unknown>>

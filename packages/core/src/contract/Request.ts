@@ -7,7 +7,7 @@
 import { Effect, Schema } from "effect"
 import { NotSupported, scrapeError, type ScrapeError } from "../ScrapeError.ts"
 import { resolveAction, type ResolvedAction } from "./Actions.ts"
-import { CatalogInput, type ResolvedCatalogCall } from "./Catalog.ts"
+import { type CatalogCallInput, CatalogInput, type ResolvedCatalogCall } from "./Catalog.ts"
 import { defaultFormats, type Format, type FormatOf, type FormatType, normalizeFormat } from "./Formats.ts"
 import { invalidRequest, issuesFromSchema, type RequestIssue } from "./Issues.ts"
 import { defaultParsers, type ImageParser, normalizeParser, type PdfParser, type ResolvedParser } from "./Parsers.ts"
@@ -168,7 +168,7 @@ const resolveUrlScrape = (body: ScrapeRequestBody, url: string): ScrapeRequest =
     minAge: body.minAge,
     mobile: body.mobile ?? false,
     onlyCleanContent: body.onlyCleanContent ?? false,
-    proxy: body.proxy === undefined || body.proxy === "stealth" ? (body.proxy === "stealth" ? "enhanced" : "auto") : body.proxy,
+    proxy: body.proxy === "stealth" ? "enhanced" : body.proxy ?? "auto",
     storeInCache: sensitive ? false : body.storeInCache ?? true,
     threatProtection: body.threatProtection,
     waitFor: body.waitFor ?? 0,
@@ -208,12 +208,12 @@ const decodeCatalog = (input: Record<string, unknown>): Effect.Effect<CatalogReq
   if (result._tag === "Failure") issues.push(...issuesFromSchema(result.failure.issue))
   if (issues.length > 0 || result._tag === "Failure") return Effect.fail(invalidRequest("scrape request", issues))
   const decoded = result.success
-  const calls = Array.isArray(decoded.catalog) ? decoded.catalog : [decoded.catalog as typeof decoded.catalog & object]
+  const calls: ReadonlyArray<CatalogCallInput> = Array.isArray(decoded.catalog)
+    ? decoded.catalog
+    : [decoded.catalog as CatalogCallInput]
   return Effect.succeed(compact({
     kind: "catalog" as const,
-    calls: (calls as ReadonlyArray<{ provider: string; capability: string; options?: Record<string, unknown> }>).map((
-      c
-    ) => ({ provider: c.provider, capability: c.capability, options: c.options ?? {} })),
+    calls: calls.map((c) => ({ provider: c.provider, capability: c.capability, options: c.options ?? {} })),
     timeout: decoded.timeout ?? DEFAULT_TIMEOUT_MS,
     origin: decoded.origin,
     integration: decoded.integration

@@ -218,6 +218,13 @@ describe("decodeScrapeRequest unknown keys", () => {
   ]
   it.each(cases)("rejects %s", (path, extra) => rejectsAt(scrape(withUrl(extra)), path, /Unknown key|Missing|Expected/))
 
+  it("treats __proto__ and constructor from JSON as plain unknown keys", () => {
+    const parsed = JSON.parse('{"url":"https://a.example","__proto__":{"formats":["html"]},"constructor":1}')
+    const found = issues(scrape(parsed))
+    expect(found.map((i) => i.path).sort()).toEqual(["__proto__", "constructor"])
+    expect(({} as Record<string, unknown>).formats).toBeUndefined()
+  })
+
   it("names the unknown key and lists every issue", () => {
     const found = issues(scrape(withUrl({ foo: 1, bar: 2, timeout: 1 })))
     expect(found).toEqual(expect.arrayContaining([

@@ -16,7 +16,7 @@ import { toResponse } from "./Reply.ts"
 import { isValidRequestId, RequestContext } from "./RequestContext.ts"
 import { writeRequestLog } from "./RequestLog.ts"
 import { scrapeRoute } from "./ScrapeRoute.ts"
-import { makeServerConfig, type ServerConfig } from "./ServerConfig.ts"
+import type { ServerConfig } from "./ServerConfig.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
 /** Paths served, and which of them answer without a key. */
@@ -144,5 +144,3 @@ export const layer = (
     Layer.provide(ServerSettings.layer(config)),
     Layer.provide(ApiKeys.layer(config))
   )
-
-

@@ -2,7 +2,6 @@
  * Turns `ErrorReply` values and successful results into HTTP responses, and records the error
  * code on the request's log line.
  */
-import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { ErrorReply } from "./ErrorReply.ts"
 import { RequestContext } from "./RequestContext.ts"

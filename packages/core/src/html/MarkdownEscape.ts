@@ -1,8 +1,9 @@
 /**
  * Markdown escaping, kept to the characters that would really turn text into syntax: an escaped
  * `snake\_case` or `\[1\]` breaks search, snippets and word tokens, so `_` is escaped only at
- * word edges, `*` only where it could open or close emphasis, `[`/`]` only where they would form
- * a link, and list/heading/quote markers only at the start of a line.
+ * word edges, `*` only where it could open or close emphasis (and neither when it is the only
+ * one in its paragraph), `[`/`]` only where they would form a link, and list/heading/quote
+ * markers only at the start of a line.
  */
 
 const PUNCTUATION = /[!-/:-@[-`{-~]/
@@ -10,10 +11,28 @@ const PUNCTUATION = /[!-/:-@[-`{-~]/
 const isSpace = (c: string | undefined): boolean => c === undefined || c === " " || c === "\n" || c === "\t"
 const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c)
 
+/**
+ * A `*` or `_` that could be emphasis is written as a placeholder first: one alone in its
+ * paragraph can never pair up (`Name*`, `file_`), so it stays unescaped; see `settleEmphasis`.
+ */
+export const MAYBE_STAR = "\uE000"
+export const MAYBE_UNDERSCORE = "\uE001"
+
+/** Resolves the placeholders of one inline context (a paragraph, heading or table cell). */
+export const settleEmphasis = (markdown: string): string => {
+  if (markdown.indexOf(MAYBE_STAR) === -1 && markdown.indexOf(MAYBE_UNDERSCORE) === -1) return markdown
+  const stars = markdown.split(MAYBE_STAR).length - 1
+  const underscores = markdown.split(MAYBE_UNDERSCORE).length - 1
+  const star = stars === 1 && markdown.indexOf("*") === -1 ? "*" : "\\*"
+  const underscore = underscores === 1 && markdown.indexOf("_") === -1 ? "_" : "\\_"
+  return markdown.replace(/\uE000/g, star).replace(/\uE001/g, underscore)
+}
+
 /** Whether the `]` closing the `[` at `open` is followed by what makes a link (or ends the text). */
 const closesLink = (text: string, open: number): boolean => {
   const close = text.indexOf("]", open)
-  return close !== -1 && /^\](?:\s*[([:]|$)/.test(text.slice(close, close + 3))
+  // No whitespace may separate a link text from its `(destination)` or `[label]`.
+  return close !== -1 && /^\](?:[([:]|$)/.test(text.slice(close, close + 2))
 }
 
 /** Characters that may need escaping; text without them (most of it) is returned as is. */
@@ -36,10 +55,10 @@ export const escapeText = (text: string, inLabel = false): string => {
         out += next !== undefined && PUNCTUATION.test(next) ? "\\\\" : "\\"
         break
       case "*":
-        out += i > 0 && i < text.length - 1 && isSpace(prev) && isSpace(next) ? "*" : "\\*"
+        out += i > 0 && i < text.length - 1 && isSpace(prev) && isSpace(next) ? "*" : MAYBE_STAR
         break
       case "_":
-        out += isAlnum(prev) && isAlnum(next) ? "_" : "\\_"
+        out += isAlnum(prev) && isAlnum(next) ? "_" : MAYBE_UNDERSCORE
         break
       case "`":
         out += "\\`"

@@ -9,7 +9,7 @@
  * flanking rules would stop a marker from working (`a**(b)**c`), the emphasis is dropped rather
  * than spaces added: the text a reader (or a search) sees must stay the page's text.
  */
-import { codeSpan, escapeLineStart, escapeText } from "./MarkdownEscape.ts"
+import { codeSpan, escapeLineStart, escapeText, settleEmphasis } from "./MarkdownEscape.ts"
 
 interface Marker {
   readonly open: string
@@ -22,6 +22,8 @@ interface Marker {
 }
 
 const WHITESPACE = /[ \t\n\r\f\u00a0]+/g
+/** The escaper's placeholders must not come from the page itself. */
+const PLACEHOLDERS = /[\uE000\uE001]/g
 const WORD = /[\p{L}\p{N}]/u
 const isWord = (c: string | undefined): boolean => c !== undefined && WORD.test(c)
 const isPunct = (c: string | undefined): boolean => c !== undefined && c !== " " && c !== "\n" && !WORD.test(c)
@@ -43,7 +45,7 @@ export class InlineWriter {
 
   /** Text from the page: whitespace collapses, markdown syntax characters are escaped. */
   text(value: string): void {
-    const collapsed = value.replace(WHITESPACE, " ")
+    const collapsed = value.replace(WHITESPACE, " ").replace(PLACEHOLDERS, "")
     if (collapsed === "") return
     if (collapsed === " ") {
       this.pendingSpace = true
@@ -171,13 +173,13 @@ export class InlineWriter {
 
   /** The paragraph's markdown, with block markers at line starts escaped. */
   finish(): string {
-    const text = this.out
+    const text = settleEmphasis(this.out)
     if (text.indexOf("\n") === -1) return escapeLineStart(text)
     return text.split("\n").map(escapeLineStart).join("\n")
   }
 
   /** The inline markdown on one line (for headings and table cells). */
   finishFlat(): string {
-    return this.out.replace(/ *\n+/g, " ").trim()
+    return settleEmphasis(this.out).replace(/ *\n+/g, " ").trim()
   }
 }

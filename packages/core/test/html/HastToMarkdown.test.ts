@@ -18,6 +18,12 @@ describe("escaping", () => {
     expect(md("<p>&lt;div&gt; &amp;amp;</p>")).toBe("\\<div> \\&amp;")
   })
 
+  it("leaves a lone * or _ unescaped: alone it cannot pair into emphasis", () => {
+    expect(md("<p>Email address*</p><p>Name* and Phone*</p><p>file_ name</p>")).toBe("Email address*\n\nName\\* and Phone\\*\n\nfile_ name")
+    expect(md("<p>Price* <b>now</b></p>")).toBe("Price\\* **now**")
+    expect(md("<ul><li>* starred</li></ul>")).toBe("- \\* starred")
+  })
+
   it("escapes block markers only at the start of a line", () => {
     expect(md("<p># not a heading</p>")).toBe("\\# not a heading")
     expect(md("<p>1. not a list</p><p>- nor this</p><p>&gt; nor a quote</p>")).toBe("1\\. not a list\n\n\\- nor this\n\n\\> nor a quote")

@@ -150,7 +150,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
     if (ch === "}") {
       flushBytes()
       const closing = state
-      if (closing.target === "style" && stack[stack.length - 1]?.target !== "style" && styleIndex >= 0) {
+      if (closing.target === "style" && styleIndex >= 0) {
         styles.set(styleIndex, styleName.replace(/;\s*$/, "").trim())
         styleName = ""
         styleIndex = -1
@@ -239,6 +239,8 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
           state.target = "footnote"
           break
         case "fldinst":
+          // Usually written as {\*\fldinst ...}: a known destination, so the \* skip is lifted.
+          state.skip = false
           state.target = "fldinst"
           fieldInstr = ""
           break
@@ -304,6 +306,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
           list = undefined
           break
         case "outlinelevel":
+          if (state.target === "style") break
           outline = param !== undefined && param < 9 ? param : undefined
           break
         case "intbl":

@@ -123,7 +123,29 @@ const regions = (sheet: SheetData): Array<CellRange> => {
   return boxes.sort((a, b) => a.r0 - b.r0 || a.c0 - b.c0)
 }
 
+/** The filled cells of row `r` within columns c0..c1. */
+const filledIn = (sheet: SheetData, r: number, c0: number, c1: number): Array<string> => {
+  const out: Array<string> = []
+  const row = sheet.rows[r]
+  if (row !== undefined) for (let c = c0; c <= c1; c++) if (!isBlank(row[c])) out.push(row[c] ?? "")
+  return out
+}
+
 const segmentBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Block> => {
+  const { c0, r1, c1 } = box
+  let r0 = box.r0
+  // A lone cell on top of a table (often merged across it) is the table's title, not a header row.
+  const titles: Array<Block> = []
+  while (r0 < r1) {
+    const top = filledIn(sheet, r0, c0, c1)
+    if (top.length !== 1 || filledIn(sheet, r0 + 1, c0, c1).length < 2) break
+    titles.push(makeBlock("text", escapeCell(top[0].trim()).replace(/\s*\n\s*/g, "  \n"), { source }))
+    r0++
+  }
+  return [...titles, ...tableBlocks(sheet, { r0, c0, r1, c1 }, source)]
+}
+
+const tableBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Block> => {
   const { r0, c0, r1, c1 } = box
   let filled = 0
   let lone = ""

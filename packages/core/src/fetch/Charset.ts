@@ -5,7 +5,7 @@
  * encoding"): a byte order mark, then the Content-Type charset, then an XML declaration or a
  * `<meta charset>` / `http-equiv` declaration near the top, then the bytes themselves (valid
  * UTF-8 stays UTF-8, anything else is windows-1252, the web's legacy default). One departure:
- * a blanket "iso-8859-1" header loses to a body that is valid, non-ASCII UTF-8. Labels go
+ * a blanket "iso-8859-1" declaration loses to a body that is valid, non-ASCII UTF-8. Labels go
  * through the WHATWG label table, so "latin1", "x-sjis" or "gb2312" decode as browsers do.
  */
 import iconv from "iconv-lite"
@@ -164,12 +164,13 @@ export const decodeBody = (body: Uint8Array, contentTypeHeader: string | undefin
   const candidates: Array<string | undefined> = [bomEncoding(body)]
   const fromHeader = charsetParameter(contentTypeHeader)
   const headerEncoding = fromHeader === undefined ? undefined : encodingForLabel(fromHeader)
-  // Servers that stamp "iso-8859-1" on every response are common; UTF-8 text with non-ASCII
-  // characters is practically never valid windows-1252 prose, so valid UTF-8 wins over that one
-  // label. (Browsers would show mojibake here; clean text is worth more than fidelity to it.)
-  if (headerEncoding === "windows-1252" && hasNonAscii(body) && isValidUtf8(body)) candidates.push("utf-8")
+  const documentEncoding = headerEncoding === undefined ? declaredInDocument(body) : undefined
+  // Servers and templates that stamp "iso-8859-1" on everything are common; UTF-8 text with
+  // non-ASCII characters is practically never valid windows-1252 prose, so valid UTF-8 wins over
+  // that one label. (Browsers would show mojibake here; clean text is worth more than fidelity to it.)
+  if ((headerEncoding ?? documentEncoding) === "windows-1252" && hasNonAscii(body) && isValidUtf8(body)) candidates.push("utf-8")
   candidates.push(headerEncoding)
-  candidates.push(declaredInDocument(body))
+  candidates.push(headerEncoding === undefined ? documentEncoding : declaredInDocument(body))
   for (const encoding of candidates) {
     if (encoding === undefined || encoding === "x-user-defined") continue
     const text = decodeWith(body, encoding)

@@ -98,12 +98,14 @@ describe("decodeBody rules", () => {
       assert.strictEqual(decodeBody(bytes(page("café", `<meta charset="utf-16">`)), undefined).charset, "utf-8")
     }))
 
-  it.effect("lets valid non-ASCII UTF-8 win over a blanket iso-8859-1 header, but not real Latin-1", () =>
+  it.effect("lets valid non-ASCII UTF-8 win over a blanket iso-8859-1 header or meta, but not real Latin-1", () =>
     Effect.sync(() => {
       assert.deepStrictEqual(decodeBody(bytes(page("Grüße, café")), "text/html; charset=ISO-8859-1").charset, "utf-8")
       assert.include(decodeBody(bytes(page("Grüße, café")), "text/html; charset=ISO-8859-1").text, "Grüße, café")
       assert.include(decodeBody(bytes(page("Grüße, café"), "windows-1252"), "text/html; charset=ISO-8859-1").text, "Grüße, café")
       assert.strictEqual(decodeBody(bytes(page("plain ascii")), "text/html; charset=ISO-8859-1").charset, "windows-1252")
+      const metaLatin1 = bytes(page("“asks”", `<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1" />`))
+      assert.include(decodeBody(metaLatin1, "text/html").text, "“asks”")
     }))
 
   it.effect("falls back to UTF-8 when the bytes are valid UTF-8, otherwise windows-1252", () =>

@@ -190,6 +190,8 @@ const main = async () => {
       console.log(`${r.id} ${r.pageType.padEnd(13)} F1 ${r.f1.toFixed(3)} P ${r.precision.toFixed(3)} R ${r.recall.toFixed(3)}${other ? ` | readability ${other.f1.toFixed(3)}` : ""}`)
     }
   }
+  const outFile = option("--out")
+  if (outFile !== undefined) writeFileSync(outFile, JSON.stringify(out))
   if (flag("--write")) {
     mkdirSync(results, { recursive: true })
     writeFileSync(new URL("html.json", results), JSON.stringify({ conditions, summary, pages: out }, null, 1) + "\n")

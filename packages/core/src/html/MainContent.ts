@@ -8,12 +8,15 @@
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
-import { EMPTY_STATS, computeStats, findBody } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type Stats, attr, computeStats, findBody, walkElements } from "./MainContentNodes.ts"
+import { readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
 
 export interface MainContentOptions {
-  /** the page's final URL (reserved for URL-shaped hints such as forum paths) */
+  /** the page's final URL (URL-shaped hints such as forum thread paths) */
   readonly url?: string
+  /** parsed JSON-LD blocks, for pipelines that strip `<script>` before this stage */
+  readonly jsonLd?: ReadonlyArray<unknown>
 }
 
 interface Attempt {
@@ -29,6 +32,9 @@ const LADDER: ReadonlyArray<Attempt> = [
   { stripUnlikely: false, useClassWeights: false, clean: true },
   { stripUnlikely: false, useClassWeights: false, clean: false }
 ]
+
+/** Single-node pick under this share of the de-chromed page: switch to the multi-block path. */
+const SPREAD_RATIO = 0.5
 
 /** Below this many characters the result is suspicious and the next rung is tried. */
 const MIN_CHARS = 500
@@ -48,15 +54,25 @@ const charsOf = (root: Root): number => {
   return n
 }
 
-export const extractMainContent = (root: Root, _options?: MainContentOptions): Root => {
-  const body = findBody(root)
-  const bodyStats = computeStats(body)
-  let bodyChars = 0
-  for (const child of body.children) if (child.type === "element") bodyChars += (bodyStats.get(child) ?? EMPTY_STATS).chars
+interface Page {
+  readonly body: Root | Element
+  readonly stats: Map<Element, Stats>
+  readonly chars: number
+}
 
+const analysePage = (root: Root): Page => {
+  const body = findBody(root)
+  const stats = computeStats(body)
+  let chars = 0
+  for (const child of body.children) if (child.type === "element") chars += (stats.get(child) ?? EMPTY_STATS).chars
+  return { body, stats, chars }
+}
+
+/** The article path: the best-scoring container, walked down the retry ladder when short. */
+export const singleNodeContent = (page: Page, keepComments = false): Root | undefined => {
   let best: { root: Root; chars: number } | undefined
   for (const attempt of LADDER) {
-    const pruned = prunePage(body, bodyStats, { stripUnlikely: attempt.stripUnlikely, stripHidden: true, keepComments: false })
+    const pruned = prunePage(page.body, page.stats, { stripUnlikely: attempt.stripUnlikely, stripHidden: true, keepComments })
     const stats = computeStats(pruned)
     const scored = scoreTree(pruned, stats, { useClassWeights: attempt.useClassWeights })
     if (scored.nodes.length === 0) continue
@@ -64,15 +80,47 @@ export const extractMainContent = (root: Root, _options?: MainContentOptions): R
     if (attempt.clean) content = cleanContent(content, { useClassWeights: attempt.useClassWeights })
     const chars = charsOf(content)
     if (best === undefined || chars > best.chars) best = { root: content, chars }
-    if (chars >= Math.min(MIN_CHARS, bodyChars * 0.5)) break
+    if (chars >= Math.min(MIN_CHARS, page.chars * 0.5)) break
   }
-
-  if (best === undefined || best.chars < 250) {
-    // too little survived: keep the page minus its chrome rather than (almost) nothing
-    const pruned = prunePage(body, bodyStats, { stripUnlikely: true, stripHidden: true, keepComments: true })
-    const fallback = rootOf(withoutDoctype(pruned.children))
-    const chars = charsOf(fallback)
-    if (best === undefined || chars > best.chars) best = { root: fallback, chars }
-  }
-  return best.root
+  return best?.root
 }
+
+/** The multi-block path: the page minus its chrome and boilerplate blocks. */
+export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root => {
+  const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments })
+  const stats = computeStats(pruned)
+  let total = 0
+  for (const child of pruned.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
+  // the page's own landmark for its main region, when it holds a fair share of the text
+  let region: Element | undefined
+  walkElements(pruned, (el) => {
+    if (region !== undefined) return false
+    if (el.tagName === "main" || attr(el, "role") === "main") {
+      if ((stats.get(el) ?? EMPTY_STATS).chars >= total * 0.4) region = el
+      return false
+    }
+    return true
+  })
+  return rootOf(region !== undefined ? [region] : withoutDoctype(pruned.children))
+}
+
+export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
+  const page = analysePage(root)
+  const hints = readHints(root, options?.url, options?.jsonLd)
+  // forum threads: every post is content, so keep the page minus chrome, comments included
+  if (hints.kind === "forum") return boilerplateOnlyContent(page, true)
+  const article = singleNodeContent(page)
+  const articleChars = article === undefined ? 0 : charsOf(article)
+  if (article !== undefined && articleChars >= 250) {
+    const blocks = boilerplateOnlyContent(page, false)
+    // the best node holds under half of the de-chromed page: the content is spread over many
+    // blocks (listings, service pages, card grids), so keep them all
+    return articleChars < charsOf(blocks) * SPREAD_RATIO ? blocks : article
+  }
+  // too little survived: keep the page minus its chrome rather than (almost) nothing
+  const fallback = boilerplateOnlyContent(page, true)
+  return article === undefined || charsOf(fallback) > articleChars ? fallback : article
+}
+
+/** exposed for the benchmark's analysis tools */
+export const _internals = { analysePage, charsOf }

@@ -7,7 +7,7 @@
  */
 import type { Element, Root } from "hast"
 import { type Stats, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
-import { CHROME_ROLES, CHROME_TAGS, COMMENTS, JUNK_TAGS, classWeight, isHidden, isUnlikely } from "./MainContentPatterns.ts"
+import { CHROME_ROLES, CHROME_TAGS, COMMENTS, JUNK_TAGS, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
   readonly stripUnlikely: boolean
@@ -26,17 +26,22 @@ const PROTECTED = new Set(["pre", "code", "table", "tbody", "thead", "tr", "td",
 export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element, Stats>, options: PruneOptions, maxShare = 0.5): T => {
   let total = 0
   for (const child of body.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
-  const big = (element: Element) => (stats.get(element) ?? EMPTY_STATS).chars > total * maxShare && total > 0
+  const big = (element: Element, share = maxShare) => total > 0 && (stats.get(element) ?? EMPTY_STATS).chars > total * share
   const protectedDepth = new Set<Element>()
   return filterTree(body, (element, parent) => {
     const tag = element.tagName
+    // pages that render their content only without scripts (Discourse) keep it in <noscript>
+    if (tag === "noscript") return !big(element, 0.3)
     if (JUNK_TAGS.has(tag)) return true
     if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName))) {
       protectedDepth.add(element)
       return false
     }
-    if (options.stripHidden && isHidden(element) && !big(element)) return true
-    if (tag === "body" || tag === "html" || tag === "main" || tag === "article") return false
+    // big prose blocks hidden in the markup are swapped in by scripts (streamed React) or tabs
+    if (options.stripHidden && isHidden(element)) return !(big(element, 0.25) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.4)
+    if (tag === "body" || tag === "html") return false
+    if (options.stripUnlikely && isAlwaysBoilerplate(element)) return true
+    if (tag === "main" || tag === "article") return false
     if (CHROME_TAGS.has(tag)) return !big(element)
     const role = attr(element, "role")
     if (role !== undefined && CHROME_ROLES.has(role)) return !big(element)
@@ -45,7 +50,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element,
       if (isUnlikely(element) && !big(element)) return true
     }
     return false
-  })
+  }, (element) => (element.tagName === "noscript" ? "div" : undefined))
 }
 
 export interface CleanOptions {

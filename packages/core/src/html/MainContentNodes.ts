@@ -51,6 +51,8 @@ export interface Stats {
 const COMMAS = /[,\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C\u3001]/g
 const PROSE_TAGS = new Set(["p", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "td", "figcaption", "li", "dt", "th"])
 
+const RAW_TEXT_TAGS = new Set(["script", "style", "template", "textarea", "title", "head"])
+
 const textChars = (value: string): number => {
   let count = 0
   let inSpace = true
@@ -90,6 +92,8 @@ export const computeStats = (root: Root | Element): Map<Element, Stats> => {
         // long bare text runs in divs are prose too (div-soup pages without <p>)
         if (proseHere || n >= 40) own.proseChars += n
       } else if (child.type === "element") {
+        // raw-text containers are not reader-visible text (the cleaner removes them anyway)
+        if (RAW_TEXT_TAGS.has(child.tagName)) continue
         const s = visit(child, linkHere, proseHere)
         own.chars += s.chars
         own.linkChars += s.linkChars
@@ -142,7 +146,7 @@ export const computeStats = (root: Root | Element): Map<Element, Stats> => {
     stats.set(node, own)
     return own
   }
-  for (const child of root.children) if (child.type === "element") visit(child, false, false)
+  for (const child of root.children) if (child.type === "element" && !RAW_TEXT_TAGS.has(child.tagName)) visit(child, false, false)
   return stats
 }
 
@@ -158,7 +162,11 @@ export const linkDensity = (s: Stats): number => (s.chars === 0 ? 0 : Math.min(1
  * A copy of `node` without the elements `drop` rejects. Untouched subtrees are shared, not
  * copied, so a filter that removes little costs little.
  */
-export const filterTree = <T extends Root | Element>(node: T, drop: (element: Element, parent: Root | Element) => boolean): T => {
+export const filterTree = <T extends Root | Element>(
+  node: T,
+  drop: (element: Element, parent: Root | Element) => boolean,
+  rename?: (element: Element) => string | undefined
+): T => {
   const go = <N extends Root | Element>(parent: N): N => {
     let changed = false
     const next: Array<ElementContent | RootContent> = []
@@ -168,7 +176,9 @@ export const filterTree = <T extends Root | Element>(node: T, drop: (element: El
           changed = true
           continue
         }
-        const copy = go(child)
+        let copy = go(child)
+        const tagName = rename?.(child)
+        if (tagName !== undefined) copy = { ...copy, tagName }
         if (copy !== child) changed = true
         next.push(copy)
       } else {

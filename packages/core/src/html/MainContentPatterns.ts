@@ -30,6 +30,13 @@ export const BLOCK_TAGS = new Set([
 export const UNLIKELY =
   /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|widget|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback)(?:$|[\s_-])/
 
+/**
+ * Boilerplate so distinctive that size never saves it: consent managers and modal overlays
+ * often carry more prose than a short forum post.
+ */
+export const ALWAYS_BOILERPLATE =
+  /(?:^|[\s_-])(?:onetrust|cookie|cookies|cookiebanner|cookie-?consent|consent|gdpr|ccpa|truste|didomi|usercentrics|qc-cmp2|cky|popup|modal|lightbox|sr-only|screen-reader-text|visually-?hidden)(?:$|[\s_-])/
+
 /** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
 export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
 
@@ -65,6 +72,13 @@ export const classWeight = (element: Element): number => {
   if (NEGATIVE.test(s)) weight -= 25
   if (POSITIVE.test(s)) weight += 25
   return weight
+}
+
+export const isAlwaysBoilerplate = (element: Element): boolean => {
+  const s = classAndId(element)
+  if (s !== "" && ALWAYS_BOILERPLATE.test(s)) return true
+  const label = attr(element, "ariaLabel")
+  return label !== undefined && /cookie|consent|privacy preference/i.test(label)
 }
 
 export const isUnlikely = (element: Element): boolean => {

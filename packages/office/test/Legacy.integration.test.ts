@@ -1,0 +1,59 @@
+/**
+ * Legacy .doc and .ppt through LibreOffice headless: the fixtures are our generated .docx and
+ * .pptx, converted to the legacy formats by LibreOffice itself, then read back by the legacy
+ * reader (LibreOffice again, to OOXML, then our readers). CI installs LibreOffice (.ci/run);
+ * without it these tests check the MissingComponent error instead.
+ */
+import { describe, expect, it } from "vitest"
+import { readdirSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { detectFormat } from "@strata/core"
+import { convertWithLibreOffice, findSoffice } from "../src/LibreOffice.ts"
+import { buildDocx, buildPptx } from "./fixtures/Builders.ts"
+import { readDocument, readFailure } from "./fixtures/ReadDocument.ts"
+
+const installed = findSoffice() !== null
+const deadline = () => Date.now() + 120_000
+
+describe.runIf(installed)("legacy formats with LibreOffice", () => {
+  it("reads a .doc: headings, table, text", async () => {
+    const doc = await convertWithLibreOffice(await buildDocx(), { format: "docx", to: "doc", deadline: deadline() })
+    expect(detectFormat({ bytes: doc })).toBe("doc")
+    const out = await readDocument(doc, "doc")
+    expect(out.markdown).toContain("# Harbour Survey")
+    expect(out.markdown).toContain("**unusually calm**")
+    expect(out.markdown).toContain("Morag Sinclair")
+    expect(out.markdown).toContain("Measured at noon.")
+  })
+
+  it("reads a .ppt: one page per slide with titles", async () => {
+    const ppt = await convertWithLibreOffice(await buildPptx(), { format: "pptx", to: "ppt", deadline: deadline() })
+    expect(detectFormat({ bytes: ppt })).toBe("ppt")
+    const out = await readDocument(ppt, "ppt")
+    expect(out.pages).toHaveLength(2)
+    expect(out.markdown).toContain("Harbour Survey")
+    expect(out.markdown).toContain("Pelican Point and Gannet Rock")
+  })
+
+  it("fails cleanly on a broken legacy file and leaves no temporary folders", async () => {
+    const before = readdirSync(tmpdir()).filter((n) => n.startsWith("strata-convert-")).length
+    const broken = new Uint8Array(4096)
+    broken.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])
+    const error = await readFailure(broken, "doc")
+    expect(["Corrupt", "Timeout"]).toContain(error.reason._tag)
+    expect(readdirSync(tmpdir()).filter((n) => n.startsWith("strata-convert-")).length).toBe(before)
+  })
+
+  it("gives up with Timeout when the deadline is too close", async () => {
+    const error = await readFailure(await buildDocx(), "doc", { deadline: Date.now() + 1 })
+    expect(error.reason._tag).toBe("Timeout")
+  })
+})
+
+describe.runIf(!installed)("legacy formats without LibreOffice", () => {
+  it("names the missing component", async () => {
+    const error = await readFailure(new Uint8Array([0xd0, 0xcf, 0x11, 0xe0]), "doc")
+    expect(error.reason._tag).toBe("MissingComponent")
+    expect(error.reason.message).toContain("LibreOffice")
+  })
+})

@@ -4,6 +4,8 @@
  * against pages this test serves on 127.0.0.1.
  */
 import Firecrawl from "@mendable/firecrawl-js"
+import { Fetcher, Pipeline } from "@strata/core"
+import { Layer } from "effect"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -42,6 +44,7 @@ let site: Server
 let siteUrl: string
 let server: TestServer
 let firecrawl: Firecrawl
+const allowPrivateBefore = process.env.STRATA_ALLOW_PRIVATE_URLS
 
 beforeAll(async () => {
   // The test pages live on loopback, which the fetcher refuses unless told otherwise.
@@ -68,6 +71,8 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  if (allowPrivateBefore === undefined) delete process.env.STRATA_ALLOW_PRIVATE_URLS
+  else process.env.STRATA_ALLOW_PRIVATE_URLS = allowPrivateBefore
   await server?.close()
   site?.closeAllConnections()
   await new Promise((resolve) => site?.close(resolve))
@@ -123,6 +128,25 @@ describe("@mendable/firecrawl-js against this server", () => {
       code: "SCRAPE_TIMEOUT"
     })
     expect(Date.now() - started).toBeLessThan(8000)
+  })
+})
+
+describe("SSRF guard through the server", () => {
+  it("answers 403 URL_BLOCKED for a loopback target when private URLs are not allowed", async () => {
+    const { ReadersLive } = await import("strata")
+    const strict = Pipeline.layer.pipe(Layer.provide([Fetcher.layerWith({ allowPrivate: false }), ReadersLive]))
+    const guarded = await startTestServer(strict, { apiKeys: [KEY] })
+    try {
+      const response = await fetch(`${guarded.url}/v2/scrape`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `${siteUrl}/article` })
+      })
+      expect(response.status).toBe(403)
+      expect(await response.json()).toMatchObject({ success: false, code: "URL_BLOCKED" })
+    } finally {
+      await guarded.close()
+    }
   })
 })
 

@@ -23,7 +23,8 @@ export const WaitAction = Schema.Struct({
   Schema.makeFilter((a: { readonly milliseconds?: number; readonly selector?: string }) =>
     (a.milliseconds === undefined) === (a.selector === undefined)
       ? "wait takes exactly one of `milliseconds` (integer >= 1) or `selector` (CSS selector)"
-      : undefined
+      : undefined,
+    { toJsonSchema: () => ({ oneOf: [{ required: ["milliseconds"] }, { required: ["selector"] }] }) }
   )
 ).annotate({ identifier: "WaitAction" })
 

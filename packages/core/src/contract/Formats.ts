@@ -55,7 +55,8 @@ export const JsonFormat = Schema.Struct({
   checkPromptInjection: Schema.optionalKey(Schema.Boolean)
 }).annotate({ description: "Structured extraction; needs `schema`, `prompt`, or both." }).check(
   Schema.makeFilter((f: { readonly schema?: unknown; readonly prompt?: string }) =>
-    f.schema === undefined && f.prompt === undefined ? "the json format needs a `schema`, a `prompt`, or both" : undefined
+    f.schema === undefined && f.prompt === undefined ? "the json format needs a `schema`, a `prompt`, or both" : undefined,
+    { toJsonSchema: () => ({ anyOf: [{ required: ["schema"] }, { required: ["prompt"] }] }) }
   )
 ).annotate({ identifier: "JsonFormat" })
 
@@ -73,7 +74,11 @@ export const AttributesFormat = Schema.Struct({
 }).annotate({ identifier: "AttributesFormat" })
 
 const nonBlank = (what: string) =>
-  Schema.String.check(Schema.makeFilter((s: string) => (s.trim() === "" ? `${what} must not be empty` : undefined)))
+  Schema.String.check(
+    Schema.makeFilter((s: string) => (s.trim() === "" ? `${what} must not be empty` : undefined), {
+      toJsonSchema: () => ({ pattern: "\\S" })
+    })
+  )
 
 export const QuestionFormat = Schema.Struct({
   type: Schema.Literal("question"),

@@ -16,6 +16,9 @@ type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
+/** The OpenAPI 3.0 spelling of "exactly null". */
+const NULL_ONLY = { type: "object", nullable: true, enum: [null] }
+
 /** Lowers one draft-04 schema node (from effect's converter) to an OpenAPI 3.0 Schema Object. */
 const toOpenApi30 = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(toOpenApi30)
@@ -52,10 +55,13 @@ const toOpenApi30 = (node: unknown): unknown => {
     const rest = members.filter((m) => !(isObject(m) && m.type === "null" && Object.keys(m).length === 1))
     if (rest.length === members.length) continue
     delete out[combinator]
-    if (rest.length === 1 && isObject(rest[0]) && rest[0].$ref === undefined) Object.assign(out, rest[0])
-    else if (rest.length === 1) out.allOf = rest
-    else out[combinator] = rest
-    out.nullable = true
+    const only = rest.length === 1 && isObject(rest[0]) ? rest[0] : undefined
+    if (only !== undefined && typeof only.type === "string" && only.$ref === undefined) {
+      Object.assign(out, only, { nullable: true })
+    } else {
+      // 3.0.3 honours `nullable` only beside `type`: null gets a member of its own.
+      out[combinator] = [...rest, NULL_ONLY]
+    }
   }
   // In 3.0 keys beside $ref are ignored: keep them by moving the ref into allOf.
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {

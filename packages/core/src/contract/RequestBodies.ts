@@ -13,7 +13,7 @@ import { Headers, HttpUrl, IntAtLeast, IntBetween, StringBetween, StringList } f
 
 export const Location = Schema.Struct({
   country: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(/^[A-Z]{2}$/)).annotate({
+    Schema.String.check(Schema.isPattern(/^[A-Z]{2}$/u)).annotate({
       default: "US",
       description: "ISO 3166-1 alpha-2 country code, upper case."
     })

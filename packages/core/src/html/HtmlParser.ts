@@ -18,6 +18,12 @@ import type { Info, Schema } from "property-information"
 
 type Parent = Root | Element
 
+/**
+ * Nesting deeper than this is flattened. Browsers cap their trees too (Blink at 512), and every
+ * later stage walks the tree recursively: 20,000 nested `<div>`s must not overflow the stack.
+ */
+const MAX_DEPTH = 400
+
 /** Parses one attribute value as hast does (see hastscript): token lists, numbers, booleans. */
 const propertyValue = (info: Info, value: string): Properties[string] => {
   if (info.spaceSeparated) return splitTokens(value, /[ \t\n\r\f]+/)
@@ -76,9 +82,15 @@ export const parseHtml = (html: string): Root => {
   const root: Root = { type: "root", children: [] }
   const stack: Array<Parent> = [root]
   let svgDepth = 0
+  let overflow = 0
   const parser = new Parser(
     {
       onopentag(name, attribs) {
+        if (stack.length > MAX_DEPTH) {
+          // Too deep: the element is dropped, its content flows into the deepest kept parent.
+          overflow++
+          return
+        }
         const inSvg = svgDepth > 0 || name === "svg" || name === "math"
         if (inSvg) svgDepth++
         const element: Element = { type: "element", tagName: name, properties: toProperties(attribs, inSvg), children: [] }
@@ -87,6 +99,10 @@ export const parseHtml = (html: string): Root => {
         stack.push(element)
       },
       onclosetag() {
+        if (overflow > 0) {
+          overflow--
+          return
+        }
         if (stack.length > 1) stack.pop()
         if (svgDepth > 0) svgDepth--
       },

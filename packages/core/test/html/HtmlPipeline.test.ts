@@ -163,6 +163,14 @@ describe("processHtml", () => {
     const inputs = ["", "<", "<<<>>>", "<table><td>x", "<ul><li>a<li>b</ul></li></div>", "<a href='http://[::1'>x</a>", "<p>".repeat(5000), "<svg><p>x</svg>", "\u0000<b>\u0000</b>"]
     for (const input of inputs) expect(() => run(input)).not.toThrow()
   })
+
+  it("flattens absurdly deep nesting instead of overflowing the stack", () => {
+    for (const tag of ["div", "span", "ul", "blockquote"]) {
+      const html = `<${tag}>`.repeat(20000) + "deep text" + `</${tag}>`.repeat(20000)
+      const result = run(html, { onlyMainContent: true })
+      expect(result.markdown).toContain("deep text")
+    }
+  })
 })
 
 describe("srcset", () => {

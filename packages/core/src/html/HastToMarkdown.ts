@@ -12,8 +12,9 @@
  * `lang-x`, `highlight-x`, `brush: x` or `data-lang` on the block or an ancestor.
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
-import { classList, stringProp, textOf } from "./HtmlNodes.ts"
-import { codeFence, escapeLabel, linkDestination } from "./MarkdownEscape.ts"
+import { stringProp } from "./HtmlNodes.ts"
+import { codeBlock, collectText, isGutterCell } from "./MarkdownCode.ts"
+import { escapeLabel, linkDestination } from "./MarkdownEscape.ts"
 import { InlineWriter } from "./MarkdownInline.ts"
 import { renderTable } from "./MarkdownTable.ts"
 
@@ -37,33 +38,12 @@ const SKIP = new Set([
 
 const HEADING: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 }
 
-/** Line-number gutters of syntax highlighters: not part of the code. */
-const GUTTER = new Set(["lnt", "gutter", "rouge-gutter", "line-numbers-rows", "linenos", "lineno", "line-number", "hljs-ln-numbers"])
-
 const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
 interface Block {
   readonly kind: "paragraph" | "list" | "other"
   readonly text: string
 }
-
-const languageOf = (element: Element): string | undefined => {
-  const data = stringProp(element, "dataLang") ?? stringProp(element, "dataLanguage")
-  if (data !== undefined && /^[\w#+.-]+$/.test(data.trim())) return data.trim()
-  const classes = classList(element)
-  for (let i = 0; i < classes.length; i++) {
-    const token = classes[i]!
-    const match = /^(?:language|lang|highlight(?:-source)?|brush)[-:]([\w#+.-]+)$/i.exec(token)
-    if (match !== null && match[1]!.toLowerCase() !== "none") return match[1]!
-    if (token === "brush:" && classes[i + 1] !== undefined) return classes[i + 1]!.replace(/;$/, "")
-  }
-  return undefined
-}
-
-/** A table cell holding only a highlighter's line numbers (by class, or a `<pre>` of digits). */
-const isGutterCell = (cell: Element): boolean =>
-  classList(cell).some((c) => GUTTER.has(c) || c === "gl" || c === "code-gutter") ||
-  (cell.children.some((c) => c.type === "element" && c.tagName === "pre") && /^[\d\s]+$/.test(textOf(cell)))
 
 const isHidden = (element: Element): boolean => element.properties.hidden === true || element.properties.hidden === ""
 
@@ -155,7 +135,7 @@ export class HastToMarkdown {
     }
     switch (tag) {
       case "pre": {
-        const code = this.codeBlock(element)
+        const code = codeBlock(element, this.ancestors)
         if (code !== undefined) out.push({ kind: "other", text: code })
         return
       }
@@ -341,48 +321,6 @@ export class HastToMarkdown {
     }
     return `![${alt}](${linkDestination(src)})`
   }
-
-  private codeBlock(pre: Element): string | undefined {
-    const code = collectText(pre, true).replace(/^\n/, "").replace(/\s+$/, "")
-    if (code.trim() === "") return undefined
-    let language = languageOf(pre)
-    if (language === undefined) {
-      for (const child of pre.children) {
-        if (child.type === "element" && child.tagName === "code") language = languageOf(child)
-        if (language !== undefined) break
-      }
-    }
-    for (let i = this.ancestors.length - 1; language === undefined && i >= Math.max(0, this.ancestors.length - 4); i--) {
-      language = languageOf(this.ancestors[i]!)
-    }
-    const fence = codeFence(code)
-    return `${fence}${language ?? ""}\n${code}\n${fence}`
-  }
-}
-
-/**
- * Text of a code element. In `pre`, whitespace is kept, `<br>` is a newline and block children
- * (one `<div>` per line in some highlighters) end their line; gutters are skipped.
- */
-const collectText = (element: Element, preformatted: boolean): string => {
-  let out = ""
-  const visit = (node: Element) => {
-    for (const child of node.children) {
-      if (child.type === "text") out += child.value
-      else if (child.type === "element") {
-        if (child.tagName === "br") {
-          out += "\n"
-          continue
-        }
-        if (SKIP.has(child.tagName)) continue
-        if (preformatted && classList(child).some((c) => GUTTER.has(c))) continue
-        visit(child)
-        if (preformatted && (child.tagName === "div" || child.tagName === "p" || child.tagName === "li") && !out.endsWith("\n")) out += "\n"
-      }
-    }
-  }
-  visit(element)
-  return out
 }
 
 /** An ATX heading; a trailing run of `#` in the text would read as a closing sequence. */

@@ -9,14 +9,21 @@
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
 import { EMPTY_STATS, type Stats, attr, computeStats, findBody, walkElements } from "./MainContentNodes.ts"
-import { readHints } from "./MainContentHints.ts"
+import { type PageHints, readHints } from "./MainContentHints.ts"
+
+export type { PageHints } from "./MainContentHints.ts"
+/** Read page hints from the raw parsed page; call before cleaning, pass as `options.hints`. */
+export const readMainContentHints = (parsed: Root, url?: string): PageHints => readHints(parsed, url)
 import { scoreTree } from "./MainContentScore.ts"
 
 export interface MainContentOptions {
   /** the page's final URL (URL-shaped hints such as forum thread paths) */
   readonly url?: string
-  /** parsed JSON-LD blocks, for pipelines that strip `<script>` before this stage */
-  readonly jsonLd?: ReadonlyArray<unknown>
+  /**
+   * Hints read from the raw page before cleaning strips `<script type="application/ld+json">`
+   * and `<head>` (see `readMainContentHints`); read from `root` itself when absent.
+   */
+  readonly hints?: PageHints
 }
 
 interface Attempt {
@@ -106,7 +113,7 @@ export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root 
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
   const page = analysePage(root)
-  const hints = readHints(root, options?.url, options?.jsonLd)
+  const hints = options?.hints ?? readHints(root, options?.url)
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true)
   const article = singleNodeContent(page)

@@ -50,7 +50,21 @@ export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element,
       if (isUnlikely(element) && !big(element)) return true
     }
     return false
-  }, (element) => (element.tagName === "noscript" ? "div" : undefined))
+  }, unhide)
+}
+
+/**
+ * Kept blocks must render: `<noscript>` becomes a `<div>`, and hidden markers come off the
+ * hidden blocks that were kept as content (renderers and text conversion skip them).
+ */
+const unhide = (element: Element): Element | undefined => {
+  const tagName = element.tagName === "noscript" ? "div" : element.tagName
+  if (tagName === element.tagName && !isHidden(element)) return undefined
+  const properties = { ...element.properties }
+  delete properties.hidden
+  if (properties.ariaHidden !== undefined) delete properties.ariaHidden
+  if (typeof properties.style === "string") properties.style = properties.style.replace(/(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*;?/gi, "")
+  return { ...element, tagName, properties }
 }
 
 export interface CleanOptions {

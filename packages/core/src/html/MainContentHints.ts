@@ -60,7 +60,7 @@ const parseJsonLd = (text: string): unknown => {
 
 const stringOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
-export const readHints = (root: Root, url: string | undefined, extraJsonLd?: ReadonlyArray<unknown>): PageHints => {
+export const readHints = (root: Root, url: string | undefined): PageHints => {
   const types = new Set<string>()
   let articleBody: string | undefined
   let productDescription: string | undefined
@@ -76,7 +76,6 @@ export const readHints = (root: Root, url: string | undefined, extraJsonLd?: Rea
       if (description !== undefined && description.length > (productDescription?.length ?? 0)) productDescription = description
     }
   }
-  for (const value of extraJsonLd ?? []) collectTypes(value, types, onEntity)
   walkElements(root, (el: Element) => {
     const tag = el.tagName
     if (tag === "script") {

@@ -165,7 +165,8 @@ export const linkDensity = (s: Stats): number => (s.chars === 0 ? 0 : Math.min(1
 export const filterTree = <T extends Root | Element>(
   node: T,
   drop: (element: Element, parent: Root | Element) => boolean,
-  rename?: (element: Element) => string | undefined
+  /** a replacement for a kept element (its children are filtered afterwards) */
+  replace?: (element: Element) => Element | undefined
 ): T => {
   const go = <N extends Root | Element>(parent: N): N => {
     let changed = false
@@ -177,8 +178,8 @@ export const filterTree = <T extends Root | Element>(
           continue
         }
         let copy = go(child)
-        const tagName = rename?.(child)
-        if (tagName !== undefined) copy = { ...copy, tagName }
+        const replacement = replace?.(copy)
+        if (replacement !== undefined) copy = replacement
         if (copy !== child) changed = true
         next.push(copy)
       } else {

@@ -12,12 +12,12 @@
  * `links` and `metadata` always come from the whole page, whatever the filters.
  */
 import type { Root } from "hast"
-import { toHtml } from "hast-util-to-html"
 import { hastToMarkdown } from "./HastToMarkdown.ts"
 import { cleanHtml } from "./HtmlClean.ts"
 import { collectLinks } from "./HtmlLinks.ts"
 import { extractMetadata } from "./HtmlMetadata.ts"
 import { parseHtml } from "./HtmlParser.ts"
+import { serializeHtml } from "./HtmlSerialize.ts"
 import { extractMainContent } from "./MainContent.ts"
 import { excludeTags, includeTags } from "./TagFilter.ts"
 
@@ -56,7 +56,7 @@ export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
   else if (options.onlyMainContent) content = extractMainContent(content, { url: options.url })
 
   if (options.formats.markdown) result.markdown = hastToMarkdown(content, { removeBase64Images: options.removeBase64Images })
-  if (options.formats.html) result.html = toHtml(content)
+  if (options.formats.html) result.html = serializeHtml(content)
   if (warnings.length > 0) result.warnings = warnings
   return result
 }

@@ -5,8 +5,9 @@
  * and footnote/endnote references. Headers and footers are read by the caller as furniture.
  */
 import { makeBlock, type Block } from "@strata/core"
+import { chartBlocks } from "./Charts.ts"
 import { boolAttr, DocxStyles, DocxNumbering } from "./DocxStyles.ts"
-import { collapseSpaces, escapeInline, finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
+import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells, renderTable } from "./TableMarkdown.ts"
 import { child, descendants, relationshipId, firstDescendant, textOf, type Relationship, type XmlElement } from "./Xml.ts"
 
@@ -18,6 +19,8 @@ export interface DocxContext {
   readonly noteLabels: Map<string, string>
   readonly noteOrder: Array<{ kind: "footnote" | "endnote"; id: string; label: string }>
   readonly hasTitle: boolean
+  /** The XML of a chart part, for charts drawn in the document. */
+  readonly chartXml: (part: string) => string | undefined
 }
 
 interface RunStyle {
@@ -37,6 +40,8 @@ interface ParagraphContent {
   runs: Array<Run>
   images: Array<string>
   boxes: Array<XmlElement>
+  /** Chart parts anchored in the paragraph. */
+  charts: Array<string>
 }
 
 const source = "docx"
@@ -108,7 +113,7 @@ export class DocxBody {
     const pPr = child(p, "pPr")
     const styleId = child(pPr, "pStyle")?.attrs.val
     const role = this.ctx.styles.role(styleId)
-    const content: ParagraphContent = { runs: [], images: [], boxes: [] }
+    const content: ParagraphContent = { runs: [], images: [], boxes: [], charts: [] }
     const base = this.ctx.styles.emphasis(styleId)
     this.inline(p, { bold: base.bold, italic: base.italic, strike: false, code: false, href: undefined }, content, [])
     const outline = child(pPr, "outlineLvl")?.attrs.val
@@ -128,7 +133,7 @@ export class DocxBody {
 
     const plainRuns = heading !== undefined ? content.runs.map((r) => ({ ...r, bold: false })) : content.runs
     const inline = restoreNoteMarkers(finishParagraph(renderRuns(plainRuns.map((r) => ({ ...r, text: r.code ? r.text : collapseSpaces(r.text).replace(/\u0001/g, "\n") })))))
-    const images = content.images.map((alt) => `![${escapeInline(alt)}]()`).join(" ")
+    const images = content.images.map(imageMarkdown).join(" ")
     const text = [inline, images].filter((s) => s.length > 0).join(" ")
 
     const numPr = child(pPr, "numPr")
@@ -160,6 +165,10 @@ export class DocxBody {
   /** Text boxes anchored in a paragraph follow it, in order. */
   private afterParagraph(content: ParagraphContent): void {
     for (const box of content.boxes) this.walk(box)
+    for (const part of content.charts) {
+      const xml = this.ctx.chartXml(part)
+      if (xml !== undefined) for (const block of chartBlocks(xml, source)) this.push(block)
+    }
   }
 
   private listItem(numId: string, level: number, text: string): void {
@@ -305,6 +314,8 @@ export class DocxBody {
         const hasPicture = firstDescendant(c, "blip") !== undefined || firstDescendant(c, "imagedata") !== undefined
         for (const box of descendants(c, "txbxContent")) out.boxes.push(box)
         if (hasPicture) out.images.push(alt.trim())
+        const chart = relationshipId(firstDescendant(c, "chart"))
+        if (chart !== undefined && this.ctx.rels.get(chart) !== undefined) out.charts.push(this.ctx.rels.get(chart)!.target)
         break
       }
       case "AlternateContent":

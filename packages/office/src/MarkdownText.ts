@@ -84,3 +84,6 @@ export const collapseSpaces = (text: string): string => text.replace(/[ \t\r\n\u
 
 /** Cleans one paragraph of inline markdown: collapsed spaces, trimmed, block-start syntax escaped. */
 export const finishParagraph = (inline: string): string => escapeBlockStart(inline.replace(/[ \t]+/g, " ").replace(/ *\n */g, "\n").trim())
+
+/** An embedded picture: its alt text as an image with no address (the bytes are not served); a comment when it has none. */
+export const imageMarkdown = (alt: string): string => (alt.trim().length > 0 ? `![${escapeInline(alt.trim().replace(/\s+/g, " "))}]()` : "<!-- image -->")

@@ -7,6 +7,7 @@
  */
 import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
 import { corrupt, limitExceeded } from "./Failure.ts"
+import { imageMarkdown } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { odfBlocks, odfInline, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
@@ -125,7 +126,7 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
         else if (holder !== undefined) blocks = odfBlocks(holder, ctx)
         else if (child(shape, "image") !== undefined) {
           const alt = (textOf(child(shape, "title")) || textOf(child(shape, "desc"))).trim()
-          blocks = [makeBlock("figure", `![${alt}]()`, { source: "odp" })]
+          blocks = [makeBlock("figure", imageMarkdown(alt), { source: "odp" })]
         }
         if (cls === "subtitle") blocks = blocks.map((b) => ({ ...b, kind: "text" as const }))
         if (blocks.length === 0) return

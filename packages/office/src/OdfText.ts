@@ -5,7 +5,7 @@
  * spans, and frames (text boxes and image descriptions).
  */
 import { makeBlock, type Block } from "@strata/core"
-import { collapseSpaces, escapeInline, finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
+import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells, renderTable } from "./TableMarkdown.ts"
 import { child, childrenNamed, descendants, textOf, type XmlElement } from "./Xml.ts"
 
@@ -143,7 +143,7 @@ export const odfInline = (el: XmlElement, ctx: OdfContext): string => {
   const images: Array<string> = []
   const base = ctx.styles.emphasis(el.attrs["style-name"])
   const text = finishParagraph(renderRuns(odfRuns(el, ctx, base, [], images))).replace(/\u0002([^\u0003]*)\u0003/g, "[^$1]")
-  const pictures = images.map((alt) => `![${escapeInline(alt)}]()`)
+  const pictures = images.map(imageMarkdown)
   return [text, ...pictures].filter((s) => s.length > 0).join(" ")
 }
 

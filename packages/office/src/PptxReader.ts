@@ -6,13 +6,14 @@
  * tables keep their merges; pictures give their alt text; speaker notes follow, marked as such.
  */
 import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { chartBlocks } from "./Charts.ts"
 import { drawingTable, textBodyBlocks, textBodyInline } from "./DrawingText.ts"
 import { corrupt } from "./Failure.ts"
-import { escapeInline } from "./MarkdownText.ts"
+import { imageMarkdown } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { ZipArchive } from "./Zip.ts"
-import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relsPartOf, type Relationship, type XmlElement } from "./Xml.ts"
+import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relationshipId, relsPartOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 const source = "pptx"
 
@@ -87,7 +88,7 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
     const inherited = (key: string) => boxesOf(layout).get(key) ?? boxesOf(master).get(key)
     const tree = firstDescendant(parseXml(xml), "spTree")
     const items: Array<Item> = []
-    if (tree !== undefined) collect(tree, identity, { rels, inherited, items })
+    if (tree !== undefined) collect(tree, identity, { zip, rels, inherited, items })
     const blocks = orderItems(items)
     blocks.push(...notes(zip, rels))
     return page(index + 1, blocks)
@@ -96,6 +97,7 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
 }
 
 interface Collector {
+  readonly zip: ZipArchive
   readonly rels: Map<string, Relationship>
   readonly inherited: (key: string) => Box | undefined
   readonly items: Array<Item>
@@ -129,13 +131,17 @@ const collect = (tree: XmlElement, transform: Transform, ctx: Collector): void =
         const tbl = firstDescendant(node, "tbl")
         const block = tbl === undefined ? undefined : drawingTable(tbl, ctx.rels, source)
         if (block !== undefined) ctx.items.push({ box: box && transform(box), order: ctx.items.length, kind: "body", blocks: [block] })
+        const chartRef = relationshipId(firstDescendant(node, "chart"))
+        const chartPart = chartRef === undefined ? undefined : ctx.rels.get(chartRef)?.target
+        const chartXml = chartPart === undefined ? undefined : ctx.zip.text(chartPart)
+        if (chartXml !== undefined) ctx.items.push({ box: box && transform(box), order: ctx.items.length, kind: "body", blocks: chartBlocks(chartXml, source) })
         break
       }
       case "pic": {
         const nv = child(child(node, "nvPicPr"), "cNvPr")
         const alt = (nv?.attrs.descr ?? "").trim()
         const box = xfrmBox(child(child(node, "spPr"), "xfrm"))
-        ctx.items.push({ box: box && transform(box), order: ctx.items.length, kind: "body", blocks: [makeBlock("figure", `![${escapeInline(alt)}]()`, { source })] })
+        ctx.items.push({ box: box && transform(box), order: ctx.items.length, kind: "body", blocks: [makeBlock("figure", imageMarkdown(alt), { source })] })
         break
       }
       case "AlternateContent":

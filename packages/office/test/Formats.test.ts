@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import type { DocumentFormat } from "@strata/core"
-import { buildBinaryWorkbook, buildCsv, buildDocx, buildEpub, buildOdp, buildOds, buildOdt, buildPptx, buildRtf, buildXlsx } from "./fixtures/Builders.ts"
+import { buildBinaryWorkbook, buildCsv, buildDocx, buildEpub, buildOdp, buildOds, buildOdt, buildPptx, buildPptxChart, buildRtf, buildXlsx } from "./fixtures/Builders.ts"
 import { readDocument } from "./fixtures/ReadDocument.ts"
 
 const goldenDir = new URL("./fixtures/golden/", import.meta.url)
@@ -157,6 +157,14 @@ describe("presentations and books", () => {
     expect(out.markdown).toContain("> **Notes:**\n> Remember to thank Morag.")
     expect(out.markdown).toContain(`<td colspan="2">Pelican Point and Gannet Rock</td>`)
     expect(out.markdown).toContain("- First point\n- Second point")
+  })
+
+  it("pptx: chart data becomes a caption and a table", async () => {
+    const out = await readDocument(await buildPptxChart(), "pptx")
+    expect(out.markdown).toContain("Duck counts")
+    expect(out.markdown).toContain("| | Freshwater Ducks |".replace("| |", "|  |"))
+    expect(out.markdown).toContain("| 2019 | 120 |")
+    expect(out.markdown).toContain("| 2020 | 135 |")
   })
 
   it("odp: frames by position, title first, notes", async () => {

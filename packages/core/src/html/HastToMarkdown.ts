@@ -12,7 +12,7 @@
  * `lang-x`, `highlight-x`, `brush: x` or `data-lang` on the block or an ancestor.
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
-import { stringProp } from "./HtmlNodes.ts"
+import { stringProp, textOf } from "./HtmlNodes.ts"
 import { codeBlock, collectText, isGutterCell } from "./MarkdownCode.ts"
 import { escapeLabel, linkDestination } from "./MarkdownEscape.ts"
 import { InlineWriter } from "./MarkdownInline.ts"
@@ -302,6 +302,7 @@ export class HastToMarkdown {
 
   private link(element: Element, writer: InlineWriter): void {
     const href = stringProp(element, "href")?.trim()
+    if (isPermalink(element, href)) return
     if (this.linkDepth > 0 || href === undefined || href === "" || /^javascript:/i.test(href)) {
       return this.children(element, writer)
     }
@@ -321,6 +322,21 @@ export class HastToMarkdown {
     }
     return `![${alt}](${linkDestination(src)})`
   }
+}
+
+/** Classes of the "link to this section" anchors that docs generators put next to headings. */
+const PERMALINK_CLASSES = new Set(["headerlink", "anchor", "anchorjs-link", "heading-anchor", "hash-link", "header-anchor", "anchor-link", "permalink"])
+const PERMALINK_TEXT = /^[\s¶#§🔗\u00b6]*$/u
+
+/**
+ * A permalink anchor (`¶`, `#`, `🔗` pointing at a fragment): navigation chrome that would
+ * otherwise end up glued to every heading.
+ */
+const isPermalink = (element: Element, href: string | undefined): boolean => {
+  if (href === undefined || !href.includes("#")) return false
+  const classes = element.properties.className
+  if (Array.isArray(classes) && classes.some((c) => PERMALINK_CLASSES.has(String(c)))) return PERMALINK_TEXT.test(textOf(element)) || textOf(element).trim().length <= 2
+  return PERMALINK_TEXT.test(textOf(element)) && !element.children.some((c) => c.type === "element" && c.tagName === "img")
 }
 
 /** An ATX heading; a trailing run of `#` in the text would read as a closing sequence. */

@@ -78,6 +78,11 @@ describe("inline formatting", () => {
     expect(md('<p><a href="/x"></a><a href="javascript:void(0)">js</a></p>')).toBe("js")
   })
 
+  it("drops permalink anchors next to headings but keeps real fragment links", () => {
+    const html = `<h2>Usage<a class="headerlink" href="#usage">¶</a></h2><h3><a href="#x" aria-hidden="true">#</a>Install</h3><p><a href="#usage">see usage</a></p>`
+    expect(md(html)).toBe("## Usage\n\n### Install\n\n[see usage](https://example.com/dir/page.html#usage)")
+  })
+
   it("escapes brackets inside link text", () => {
     const out = md('<p><a href="/p">a]b[c</a></p>')
     const links = nodesOf(parseMarkdown(out), "link")

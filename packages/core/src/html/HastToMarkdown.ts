@@ -38,6 +38,9 @@ const SKIP = new Set([
 
 const HEADING: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 }
 
+/** A paragraph of nothing a reader can see (zero-width spaces and joiners, BOMs). */
+const INVISIBLE = /^[\s\u200b-\u200d\u2060\ufeff]*$/
+
 const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
 interface Block {
@@ -88,7 +91,7 @@ export class HastToMarkdown {
     const flush = () => {
       if (inline === undefined) return
       const text = inline.finish().trim()
-      if (text !== "") out.push({ kind: "paragraph", text })
+      if (!INVISIBLE.test(text)) out.push({ kind: "paragraph", text })
       inline = undefined
     }
     for (const node of nodes) {
@@ -249,7 +252,10 @@ export class HastToMarkdown {
         writer.content(this.image(element))
         return
       case "input":
-        if (stringProp(element, "type")?.toLowerCase() === "checkbox") writer.content(element.properties.checked === true ? "[x]" : "[ ]")
+        // A task list item; a checkbox elsewhere is a form widget, not content.
+        if (stringProp(element, "type")?.toLowerCase() === "checkbox" && this.ancestors.some((a) => a.tagName === "li")) {
+          writer.content(element.properties.checked === true ? "[x]" : "[ ]")
+        }
         return
       case "code":
       case "kbd":

@@ -127,6 +127,10 @@ describe("blocks", () => {
     expect(md(html)).toBe("```\na\nb\n```\n\n```\nx\ny\n```")
   })
 
+  it("drops invisible paragraphs and form checkboxes outside task lists", () => {
+    expect(md("<p>\u200b\u200d</p><p>a</p><form><label><input type=checkbox> I agree</label></form>")).toBe("a\n\nI agree")
+  })
+
   it("skips scripts, styles, forms controls and svg", () => {
     expect(md("<p>a<script>x()</script><style>p{}</style><svg><text>icon</text></svg><select><option>o</option></select>b</p>")).toBe("ab")
   })

@@ -57,7 +57,8 @@ export const sheetBlocks = (sheet: SheetData, source: string): Array<Block> => {
 }
 
 /**
- * The data regions of a sheet: groups of filled cells that touch (8-neighbourhood, merged ranges
+ * The data regions of a sheet: groups of filled cells that share an edge (diagonal contact does
+ * not make a table; merged ranges
  * counting as filled), as bounding boxes with overlapping boxes merged, in reading order.
  */
 const regions = (sheet: SheetData): Array<CellRange> => {
@@ -91,7 +92,7 @@ const regions = (sheet: SheetData): Array<CellRange> => {
       box.c1 = Math.max(box.c1, c)
       for (let dr = -1; dr <= 1; dr++) {
         for (let dc = -1; dc <= 1; dc++) {
-          if (c + dc < 0 || c + dc >= width) continue
+          if ((dr !== 0 && dc !== 0) || c + dc < 0 || c + dc >= width) continue
           const next = key + dr * stride + dc
           if (filled.has(next) && !seen.has(next)) {
             seen.add(next)

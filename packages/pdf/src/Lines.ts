@@ -47,13 +47,14 @@ interface Row {
 }
 
 /** Joins runs (sorted in reading direction) into text, adding spaces where the geometry shows one. */
-export const joinRuns = (runs: ReadonlyArray<TextRun>): string => {
+export const joinRuns = (runs: ReadonlyArray<TextRun>, rtl = false): string => {
   let text = ""
   let previous: TextRun | undefined
   for (const run of runs) {
     if (previous !== undefined) {
       const size = Math.min(previous.size, run.size)
-      const gap = run.rtl && previous.rtl ? previous.x0 - run.x1 : run.x0 - previous.x1
+      // Gaps run in the line's direction: in a right-to-left line a Latin word still sits left of what precedes it.
+      const gap = rtl ? previous.x0 - run.x1 : run.x0 - previous.x1
       const hasSpace = text.endsWith(" ") || run.text.startsWith(" ")
       const superscript = run.size < previous.size * 0.85 && run.baseline < previous.baseline - 1
       if (!hasSpace && gap > size * 0.16 && !(CLOSING.test(run.text) && gap < size * 0.3) && !(OPENING.test(text) && gap < size * 0.3)) text += " "
@@ -108,7 +109,7 @@ const makeLine = (runs: Array<TextRun>, row: number): Line => {
   const main = runs.filter((r) => Math.abs(r.size - size) < 1)
   return {
     runs: ordered,
-    text: joinRuns(ordered),
+    text: joinRuns(ordered, rtl),
     x0, x1, top, bottom,
     baseline: main.length > 0 ? main[0].baseline : runs[0].baseline,
     size,

@@ -69,6 +69,11 @@ const clamp = (value: number, low: number, high: number) => (value < low ? low :
 
 const fontCache = new WeakMap<PDFDocumentProxy, Map<string, FontInfo>>()
 
+/** Forgets the fonts read for `doc` (pdf.js may reuse font ids after `doc.cleanup()`). */
+export const forgetFonts = (doc: PDFDocumentProxy): void => {
+  fontCache.delete(doc)
+}
+
 /** The facts of a font pdf.js loaded for this page (its PostScript name only reaches `commonObjs` via the operator list). */
 const fontOf = (doc: PDFDocumentProxy, page: PDFPageProxy, fontName: string, family: string | undefined): FontInfo => {
   let cache = fontCache.get(doc)
@@ -189,6 +194,10 @@ const rulesFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>
   return rules
 }
 
+/** Ligatures and Arabic presentation forms: expanded to their plain letters (NFKC, these code points only). */
+const PRESENTATION_FORMS = /[\ufb00-\ufb06\ufb13-\ufb17\ufb50-\ufdff\ufe70-\ufefe]/
+const PRESENTATION_FORMS_ALL = /[\ufb00-\ufb06\ufb13-\ufb17\ufb50-\ufdff\ufe70-\ufefe]/g
+
 const isTextItem = (item: unknown): item is TextItem => typeof (item as TextItem).str === "string"
 
 /** Turns pdf.js text items into runs in page coordinates. */
@@ -203,7 +212,7 @@ export const runsFrom = (
   let unmapped = 0
   for (const item of items) {
     if (!isTextItem(item)) continue
-    const text = item.str
+    const text = PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
     if (text.length === 0 || text.trim().length === 0) continue
     for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 0xfffd) unmapped++
     const style = styles[item.fontName] ?? {}
@@ -240,7 +249,48 @@ export const runsFrom = (
   return { runs, unmapped }
 }
 
-/** Reads one page. A failure of the graphics pass leaves the text usable (the page becomes `partial`). */
+/**
+ * Whether the page's text hints at something only the drawings can settle: several rows whose
+ * items are set apart like table cells (or columns). Pages of plain running text skip the
+ * operator list, which costs as much as the text itself.
+ */
+const mayHoldTable = (items: ReadonlyArray<unknown>): boolean => {
+  const rows = new Map<number, Array<{ x0: number; x1: number; size: number }>>()
+  for (const item of items) {
+    if (!isTextItem(item) || item.str.trim().length === 0) continue
+    const t = item.transform as Matrix
+    const size = Math.hypot(t[2], t[3]) || 1
+    const key = Math.round(t[5] / 2)
+    let row = rows.get(key)
+    if (row === undefined) rows.set(key, (row = []))
+    row.push({ x0: t[4], x1: t[4] + Math.abs(item.width), size })
+  }
+  let split = 0
+  for (const row of rows.values()) {
+    if (row.length < 2) continue
+    row.sort((a, b) => a.x0 - b.x0)
+    for (let i = 1; i < row.length; i++) {
+      if (row[i].x0 - row[i - 1].x1 > 1.1 * row[i].size) {
+        if (++split >= 2) return true
+        break
+      }
+    }
+  }
+  return false
+}
+
+const knowsFonts = (doc: PDFDocumentProxy, items: ReadonlyArray<unknown>): boolean => {
+  const cache = fontCache.get(doc)
+  if (cache === undefined) return false
+  for (const item of items) if (isTextItem(item) && item.str.length > 0 && !cache.has(item.fontName)) return false
+  return true
+}
+
+/**
+ * Reads one page. The operator list is read only when the page needs it: for fonts not seen yet
+ * (their names reach `commonObjs` only through it) or for rules when the text looks tabular. A
+ * failure of the graphics pass leaves the text usable (the page becomes `partial`).
+ */
 export const readPageContent = (
   doc: PDFDocumentProxy,
   pageNumber: number,
@@ -253,16 +303,19 @@ export const readPageContent = (
         try {
           const viewport = page.getViewport({ scale: 1 })
           const base = viewport.transform as Matrix
+          // pdf.js's own normalisation decomposes ligatures before its bidi reordering, which swaps
+          // Arabic lam-alef pairs; ligatures are expanded here instead, after the reordering.
+          const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
           let rules: Array<Rule> = []
           let graphicsFailed = false
-          try {
-            // The operator list first: it loads the fonts into commonObjs (names for bold/italic/mono) and gives the rules.
-            const ops = await page.getOperatorList({ intent: "display" })
-            rules = rulesFrom(ops.fnArray, ops.argsArray, base)
-          } catch {
-            graphicsFailed = true
+          if (mayHoldTable(content.items) || !knowsFonts(doc, content.items)) {
+            try {
+              const ops = await page.getOperatorList({ intent: "display" })
+              rules = rulesFrom(ops.fnArray, ops.argsArray, base)
+            } catch {
+              graphicsFailed = true
+            }
           }
-          const content = await page.getTextContent({ includeMarkedContent: false })
           const { runs, unmapped } = runsFrom(doc, page, content.items, content.styles, base)
           return { pageNumber, width: viewport.width, height: viewport.height, runs, rules, unmapped, graphicsFailed }
         } finally {

@@ -11,12 +11,15 @@ import { Effect, Option, Stream } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
 import { Corrupt, type DocumentError, type DocumentInfo, type Page, type ReadRequest, type ReadResult, type Reader } from "@strata/core"
 import { FontStats } from "./FontStats.ts"
-import { readPageContent } from "./PageContent.ts"
+import { forgetFonts, readPageContent } from "./PageContent.ts"
 import { analysePage, type AnalyseOptions, failedPage, finishPage, type PageAnalysis } from "./PageLayout.ts"
 import { closePdf, openPdf, type OpenedPdf, pdfError } from "./PdfLoader.ts"
 
 /** Pages looked at on each side of the page being finished. */
 export const WINDOW = 3
+
+/** pdf.js caches every page it parsed (and its fonts) until told otherwise: release them this often. */
+const CLEANUP_EVERY = 64
 
 const pdfDate = (value: unknown): string | undefined => {
   if (typeof value !== "string" || value.length === 0) return undefined
@@ -69,9 +72,13 @@ interface WindowState {
 const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, options: AnalyseOptions): Stream.Stream<Page, DocumentError> => {
   const stats = new FontStats()
   const state: WindowState = { nextRead: 1, nextEmit: 1, analysed: new Map(), failed: new Map() }
+  const cleanup = Effect.promise(async () => {
+    await opened.doc.cleanup().catch(() => undefined)
+    forgetFonts(opened.doc)
+  })
   const readNext = Effect.suspend(() => {
     const pageNumber = state.nextRead++
-    return readPageContent(opened.doc, pageNumber, deadline).pipe(
+    const read = readPageContent(opened.doc, pageNumber, deadline).pipe(
       Effect.map((content) => {
         state.analysed.set(pageNumber, analysePage(content, stats, options))
       }),
@@ -82,6 +89,7 @@ const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, optio
             state.failed.set(pageNumber, error.reason.message)
           }))
     )
+    return pageNumber % CLEANUP_EVERY === 0 ? Effect.andThen(cleanup, read) : read
   })
   const step = Effect.suspend((): Effect.Effect<readonly [ReadonlyArray<Page>, Option.Option<WindowState>], DocumentError> => {
     const pageNumber = state.nextEmit

@@ -150,10 +150,49 @@ const buildGrid = (
     cells.push({ row: e.r0, col: e.c0, rowSpan: e.r1 - e.r0 + 1, colSpan: e.c1 - e.c0 + 1, text: cellText(runsBySlot.get(root) ?? []) })
   }
   cells.sort((a, b) => a.row - b.row || a.col - b.col)
-  // Drop rows that are entirely empty (rules drawn twice, spacer rows).
-  const filled = new Set(cells.filter((c) => c.text.length > 0).map((c) => c.row))
-  if (filled.size < 2) return undefined
-  return { rows, cols, cells }
+  return compact({ rows, cols, cells })
+}
+
+/**
+ * Drops rows and columns with no text (rules drawn twice, spacer rows, decorative frames), then
+ * refuses grids that are mostly empty: those are forms or page frames, better read as text.
+ */
+const compact = (grid: TableGrid): TableGrid | undefined => {
+  const usedRows = new Set<number>()
+  const usedCols = new Set<number>()
+  for (const c of grid.cells) {
+    if (c.text.length === 0) continue
+    for (let r = c.row; r < c.row + c.rowSpan; r++) usedRows.add(r)
+    for (let k = c.col; k < c.col + c.colSpan; k++) usedCols.add(k)
+  }
+  if (usedRows.size < 2 || usedCols.size < 2) return undefined
+  const rowMap = new Map<number, number>()
+  const colMap = new Map<number, number>()
+  for (let r = 0, n = 0; r < grid.rows; r++) if (usedRows.has(r)) rowMap.set(r, n++)
+  for (let k = 0, n = 0; k < grid.cols; k++) if (usedCols.has(k)) colMap.set(k, n++)
+  const span = (from: number, count: number, map: Map<number, number>) => {
+    let n = 0
+    for (let i = from; i < from + count; i++) if (map.has(i)) n++
+    return n
+  }
+  const firstKept = (from: number, count: number, map: Map<number, number>) => {
+    for (let i = from; i < from + count; i++) { const v = map.get(i); if (v !== undefined) return v }
+    return undefined
+  }
+  const cells: Array<TableCell> = []
+  let filled = 0
+  for (const c of grid.cells) {
+    const row = firstKept(c.row, c.rowSpan, rowMap)
+    const col = firstKept(c.col, c.colSpan, colMap)
+    if (row === undefined || col === undefined) continue
+    const rowSpan = span(c.row, c.rowSpan, rowMap)
+    const colSpan = span(c.col, c.colSpan, colMap)
+    if (c.text.length > 0) filled += rowSpan * colSpan
+    cells.push({ row, col, rowSpan, colSpan, text: c.text })
+  }
+  const slots = rowMap.size * colMap.size
+  if (filled < slots * 0.45) return undefined
+  return { rows: rowMap.size, cols: colMap.size, cells }
 }
 
 const covered = (rules: ReadonlyArray<Rule>, horizontal: boolean, at: number, from: number, to: number): boolean => {

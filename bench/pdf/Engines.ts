@@ -1,0 +1,56 @@
+/**
+ * The engines the PDF benchmark compares, each a function from bytes to markdown (or text):
+ * Strata's reader through the shared MarkdownWriter, Firecrawl's pdf-inspector, pdf-parse, and
+ * poppler's pdftotext when it is installed.
+ */
+import { Effect, Stream } from "effect"
+import { spawnSync } from "node:child_process"
+import { MarkdownWriter } from "@strata/core"
+import { pdfReader } from "@strata/pdf"
+
+export interface EngineOutput {
+  readonly markdown: string
+  readonly pages: number
+}
+
+export type Engine = (bytes: Uint8Array, path: string) => Promise<EngineOutput>
+
+export const strata: Engine = (bytes) =>
+  Effect.runPromise(Effect.gen(function*() {
+    const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 120_000 } })
+    const writer = new MarkdownWriter()
+    let pages = 0
+    yield* Stream.runForEach(result.pages, (page) => Effect.sync(() => {
+      writer.push(page)
+      pages++
+    }))
+    return { markdown: writer.markdown, pages }
+  }))
+
+export const pdfInspector: Engine = async (bytes) => {
+  const inspector = await import("@firecrawl/pdf-inspector")
+  const result = inspector.processPdf(Buffer.from(bytes))
+  return { markdown: result.markdown ?? "", pages: result.pageCount ?? 0 }
+}
+
+export const pdfParse: Engine = async (bytes) => {
+  const { PDFParse } = await import("pdf-parse")
+  const parser = new PDFParse({ data: new Uint8Array(bytes) })
+  try {
+    const result = await parser.getText()
+    return { markdown: result.text, pages: result.total ?? result.pages?.length ?? 0 }
+  } finally {
+    await parser.destroy()
+  }
+}
+
+export const hasPdftotext = (): boolean => spawnSync("pdftotext", ["-v"]).status === 0
+
+export const pdftotext: Engine = async (_bytes, path) => {
+  const out = spawnSync("pdftotext", ["-enc", "UTF-8", path, "-"], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
+  const info = spawnSync("pdfinfo", [path], { encoding: "utf8" })
+  const pages = Number(/Pages:\s+(\d+)/.exec(info.stdout ?? "")?.[1] ?? 0)
+  return { markdown: out.stdout ?? "", pages }
+}
+
+export const engines: Record<string, Engine> = { strata, "pdf-inspector": pdfInspector, "pdf-parse": pdfParse, pdftotext }

@@ -1,0 +1,128 @@
+/**
+ * The PDF benchmark. Quality and speed over ../shared/corpus/docling/pdf against Docling's markdown
+ * (a peer's output, not truth), side by side with pdf-inspector, pdf-parse and pdftotext (each
+ * engine in its own child process, so peak RSS is its own); the 2,000-page streaming check; and
+ * robustness over ../shared/corpus/pdfjs. Writes bench/results/pdf.json and pdf.md.
+ *
+ *   node bench/pdf/run.ts [--skip-robust] [--skip-big] [--only-robust]
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
+import { fileURLToPath } from "node:url"
+import { hasPdftotext } from "./Engines.ts"
+import { headings, multisetF1, tableCells, textSimilarity } from "./Metrics.ts"
+import { runRobustness, type RobustSummary } from "./Robustness.ts"
+
+const corpus = new URL("../../../shared/corpus/", import.meta.url)
+const doclingDir = fileURLToPath(new URL("docling/pdf/", corpus))
+const pdfjsDir = fileURLToPath(new URL("pdfjs/", corpus))
+const resultsDir = new URL("../results/", import.meta.url)
+const args = new Set(process.argv.slice(2))
+const node = process.execPath
+
+interface ChildResult { engine: string; results: Array<{ file: string; markdown: string; pages: number; ms: number; error?: string }>; maxRssMb: number }
+
+const runEngine = (engine: string, files: Array<string>): ChildResult =>
+  JSON.parse(execFileSync(node, [fileURLToPath(new URL("./EngineChild.ts", import.meta.url)), engine, ...files], {
+    encoding: "utf8", maxBuffer: 512 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"]
+  })) as ChildResult
+
+const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits
+
+const quality = () => {
+  const files = readdirSync(doclingDir).filter((f) => f.endsWith(".pdf")).sort().map((f) => doclingDir + f)
+  const engineNames = ["strata", "pdf-inspector", "pdf-parse", ...(hasPdftotext() ? ["pdftotext"] : [])]
+  const perEngine: Record<string, unknown> = {}
+  const perDoc: Array<Record<string, unknown>> = []
+  for (const name of engineNames) {
+    const child = runEngine(name, files)
+    let text = 0, table = 0, heading = 0, pages = 0, ms = 0, tableDocs = 0, headingDocs = 0
+    for (const r of child.results) {
+      const reference = readFileSync(`${r.file}.md`, "utf8")
+      const t = textSimilarity(r.markdown, reference)
+      const refTables = tableCells(reference)
+      const ourTables = tableCells(r.markdown)
+      const refHeadings = headings(reference)
+      const tb = refTables.tables > 0 ? multisetF1(ourTables.cells, refTables.cells) : undefined
+      const hd = refHeadings.length > 0 ? multisetF1(headings(r.markdown), refHeadings) : undefined
+      text += t
+      if (tb !== undefined) { table += tb; tableDocs++ }
+      if (hd !== undefined) { heading += hd; headingDocs++ }
+      pages += r.pages
+      ms += r.ms
+      perDoc.push({ engine: name, file: r.file.replace(/.*\//, ""), text: round(t), table: tb === undefined ? null : round(tb), heading: hd === undefined ? null : round(hd), ms: Math.round(r.ms), ...(r.error ? { error: r.error } : {}) })
+    }
+    perEngine[name] = {
+      text: round(text / child.results.length), table: round(table / Math.max(1, tableDocs)), heading: round(heading / Math.max(1, headingDocs)),
+      pages, seconds: round(ms / 1000), pagesPerSecond: round(pages / (ms / 1000), 1), maxRssMb: Math.round(child.maxRssMb)
+    }
+    if (name === "strata") {
+      const outDir = new URL("pdf-out/", resultsDir)
+      mkdirSync(outDir, { recursive: true })
+      for (const r of child.results) writeFileSync(new URL(`${r.file.replace(/.*\//, "")}.md`, outDir), r.markdown)
+    }
+    console.error(name, JSON.stringify(perEngine[name]))
+  }
+  return { files: files.length, engines: perEngine, perDoc }
+}
+
+const big = () => {
+  const out = execFileSync(node, [fileURLToPath(new URL("./BigDocument.ts", import.meta.url)), "2000"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+  const result = JSON.parse(out) as Record<string, number>
+  console.error("big", out.trim())
+  return result
+}
+
+const robust = async (): Promise<RobustSummary> => {
+  const files = readdirSync(pdfjsDir).filter((f) => f.toLowerCase().endsWith(".pdf")).sort().map((f) => pdfjsDir + f)
+  const summary = await runRobustness(files, 20_000, 40_000)
+  console.error("robust", JSON.stringify({ ...summary, problems: summary.problems.length }))
+  return summary
+}
+
+const markdownReport = (report: Record<string, any>): string => {
+  const lines: Array<string> = ["# PDF benchmark", "", `Run ${report.date} on ${report.machine}; load average at start ${report.load}.`, ""]
+  if (report.quality) {
+    lines.push(`## Quality and speed: ${report.quality.files} PDFs of the Docling corpus (reference: Docling's markdown)`, "",
+      "Text = 1 - word-level normalised edit distance; table = F1 over table cells; heading = F1 over heading texts. Pages/s after one warm-up file, each engine in its own process.", "",
+      "| engine | text | table | heading | pages | pages/s | peak RSS MB |", "|---|---|---|---|---|---|---|")
+    for (const [name, e] of Object.entries<any>(report.quality.engines)) lines.push(`| ${name} | ${e.text} | ${e.table} | ${e.heading} | ${e.pages} | ${e.pagesPerSecond} | ${e.maxRssMb} |`)
+    lines.push("", "Per document (strata / pdf-inspector text similarity):", "", "| file | strata text | inspector text | strata table | inspector table | strata heading | inspector heading |", "|---|---|---|---|---|---|---|")
+    const docs = report.quality.perDoc as Array<any>
+    for (const d of docs.filter((x) => x.engine === "strata")) {
+      const o = docs.find((x) => x.engine === "pdf-inspector" && x.file === d.file) ?? {}
+      lines.push(`| ${d.file} | ${d.text} | ${o.text ?? ""} | ${d.table ?? "-"} | ${o.table ?? "-"} | ${d.heading ?? "-"} | ${o.heading ?? "-"} |`)
+    }
+    lines.push("")
+  }
+  if (report.big) {
+    const b = report.big
+    lines.push("## 2,000-page document (generated, streamed through the MarkdownWriter)", "", `${b.pages} pages in ${round(b.seconds, 1)} s: **${round(b.pagesPerSecond, 1)} pages/s**, peak RSS **${Math.round(b.maxRssMb)} MB**, ${b.tables} tables found.`, "")
+  }
+  if (report.robust) {
+    const r = report.robust
+    lines.push(`## Robustness: ${r.files} PDFs of pdf.js's test corpus`, "",
+      `ok ${r.ok} (with text ${r.okWithText}), clean errors ${Object.entries(r.errors).map(([k, v]) => `${k} ${v}`).join(", ") || "0"}, pages recorded failed ${r.pagesFailed}, **crashes ${r.crashes}**, **time-outs ${r.timeouts}**, ${round(r.seconds, 0)} s.`, "",
+      `Slowest: ${r.slowest.map((s: any) => `${s.file} ${s.ms} ms`).join(", ")}.`, "")
+    if (r.problems.length > 0) lines.push("Problems:", "", ...r.problems.map((p: any) => `- ${p.file.replace(/.*\//, "")}: ${p.outcome} ${p.message ?? ""}`), "")
+  }
+  return lines.join("\n")
+}
+
+mkdirSync(resultsDir, { recursive: true })
+const previous = existsSync(new URL("pdf.json", resultsDir)) ? JSON.parse(readFileSync(new URL("pdf.json", resultsDir), "utf8")) : {}
+const report: Record<string, unknown> = {
+  ...previous,
+  date: new Date().toISOString(),
+  machine: `${process.arch}, node ${process.version}`,
+  load: loadavg().map((n) => n.toFixed(2)).join(" ")
+}
+if (!args.has("--only-robust")) {
+  report.quality = quality()
+  if (!args.has("--skip-big")) report.big = big()
+}
+if (!args.has("--skip-robust")) report.robust = await robust()
+writeFileSync(new URL("pdf.json", resultsDir), JSON.stringify(report, null, 1) + "\n")
+writeFileSync(new URL("pdf.md", resultsDir), markdownReport(report))
+console.error(`wrote ${fileURLToPath(new URL("pdf.md", resultsDir))}`)

@@ -1,6 +1,7 @@
 /**
  * Page metadata as Firecrawl's `data.metadata` names it: `title` (the `<title>`, falling back to
- * og:title), `description`, `keywords`, `robots`, `language` (`<html lang>`), the og:* family as
+ * og:title), `description`, `keywords`, `robots`, `language` (`<html lang>`, else the
+ * Content-Language http-equiv), the og:* family as
  * `ogTitle`, `ogDescription`, ... with `ogLocaleAlternate` always an array, Dublin Core as
  * `dcTermsCreated`, `dcDate`, ..., article:* times and tags, `favicon`, and every meta tag again
  * under its own `name`/`property`/`itemprop` (so `og:title`, `twitter:card`, `viewport` are
@@ -65,6 +66,7 @@ export const extractMetadata = (root: Root, url: string): Metadata => {
   const resolver = new UrlResolver(url)
   let title: string | undefined
   let language: string | undefined
+  let contentLanguage: string | undefined
   let favicon: string | undefined
   let iconRank = Number.POSITIVE_INFINITY
   const named: Array<[string, string]> = []
@@ -87,6 +89,9 @@ export const extractMetadata = (root: Root, url: string): Metadata => {
         const key = stringProp(child, "name") ?? stringProp(child, "property") ?? stringProp(child, "itemProp")
         const content = stringProp(child, "content")
         if (key !== undefined && key.trim() !== "" && content !== undefined) named.push([key.trim(), content.trim()])
+        else if (stringProp(child, "httpEquiv")?.toLowerCase() === "content-language" && content !== undefined && content.trim() !== "") {
+          contentLanguage ??= content.split(",")[0]!.trim()
+        }
         continue
       } else if (tag === "link") {
         const rel = (stringProp(child, "rel") ?? "").toLowerCase().split(/\s+/)
@@ -118,7 +123,8 @@ export const extractMetadata = (root: Root, url: string): Metadata => {
   const ogTitle = metadata.ogTitle
   if (title !== undefined && title !== "") metadata.title = title
   else if (typeof ogTitle === "string") metadata.title = ogTitle
-  if (language !== undefined) metadata.language = language
+  const lang = language ?? contentLanguage
+  if (lang !== undefined) metadata.language = lang
   if (localeAlternates.length > 0) metadata.ogLocaleAlternate = localeAlternates
   if (favicon !== undefined) metadata.favicon = resolver.resolve(favicon)
   return metadata

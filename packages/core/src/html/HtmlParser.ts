@@ -37,6 +37,8 @@ const propertyValue = (info: Info, value: string): Properties[string] => {
 }
 
 const splitTokens = (value: string, separator: RegExp): Array<string> => {
+  // Most class and rel values are one token: skip the regex split.
+  if (!/[ \t\n\r\f,]/.test(value)) return value === "" ? [] : [value]
   const out: Array<string> = []
   for (const token of value.split(separator)) if (token !== "") out.push(token)
   return out

@@ -97,6 +97,12 @@ describe("processHtml", () => {
     expect(metadata).not.toHaveProperty("charset")
   })
 
+  it("takes the language from Content-Language when <html lang> is missing", () => {
+    const html = `<html><head><meta http-equiv="Content-Language" content="de-AT, de"><title>T</title></head><body><p>x</p></body></html>`
+    expect(run(html).metadata.language).toBe("de-AT")
+    expect(run(`<html lang="fr"><head><meta http-equiv="content-language" content="de"></head></html>`).metadata.language).toBe("fr")
+  })
+
   it("falls back to og:title and resolves against <base href>", () => {
     const html = `<html><head><base href="https://cdn.example.net/root/"><meta property="og:title" content="Only OG"><link rel="icon" href="f.ico"></head>
       <body><p><a href="page">p</a> <img src="i.png" alt="i"></p></body></html>`

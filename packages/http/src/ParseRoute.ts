@@ -4,12 +4,13 @@
  * is cut off by the parser as soon as the file crosses 50 MB. `metadata.sourceURL` is the
  * uploaded file's name (the pipeline sets it from `fileName`).
  */
-import { Pipeline } from "@strata/core"
+import { checkParseSupported, decodeParseOptions, Pipeline } from "@strata/core"
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
 import { parseJsonText } from "./JsonText.ts"
 import { readUpload } from "./MultipartUpload.ts"
+import { ndjsonResponse, wantsNdjson } from "./NdjsonReply.ts"
 import { respondData, respondError } from "./Reply.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
@@ -53,6 +54,14 @@ export const parseRoute = Effect.gen(function*() {
     const parsed = parseJsonText(options)
     if (!parsed.ok) return yield* respondError(badRequest(`The \`options\` part is not valid JSON: ${parsed.message}`))
     parsedOptions = parsed.value
+  }
+  const uploaded = { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType }
+  if (wantsNdjson(request.headers.accept)) {
+    return yield* decodeParseOptions(parsedOptions ?? {}).pipe(
+      Effect.flatMap(checkParseSupported),
+      Effect.map(() => ndjsonResponse(pipeline.parseStream(uploaded, parsedOptions), "parse")),
+      Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "parse")))
+    )
   }
   return yield* pipeline.parse(
     { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType },

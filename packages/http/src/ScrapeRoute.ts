@@ -2,11 +2,12 @@
  * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), hands it
  * to the pipeline, which validates it, and answers `{ success: true, data }` or the mapped error.
  */
-import { Pipeline } from "@strata/core"
+import { checkScrapeSupported, decodeScrapeRequest, Pipeline } from "@strata/core"
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { parseJsonText } from "./JsonText.ts"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
+import { ndjsonResponse, wantsNdjson } from "./NdjsonReply.ts"
 import { respondData, respondError } from "./Reply.ts"
 import { RequestContext } from "./RequestContext.ts"
 import { ServerSettings } from "./ServerSettings.ts"
@@ -56,6 +57,14 @@ export const scrapeRoute = Effect.gen(function*() {
   const body = parsed.value
   if (!retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
     context.logFields.target = (body as { url: string }).url
+  }
+  if (wantsNdjson(request.headers.accept)) {
+    // Validation and the option gate run first, so their errors keep their HTTP status.
+    return yield* decodeScrapeRequest(body).pipe(
+      Effect.flatMap(checkScrapeSupported),
+      Effect.map(() => ndjsonResponse(pipeline.scrapeStream(body), "scrape")),
+      Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
+    )
   }
   return yield* pipeline.scrape(body).pipe(
     Effect.map(respondData),

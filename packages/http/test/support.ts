@@ -12,15 +12,15 @@ import { startServer, type RunningServer, type ServerConfig } from "../src/index
 
 /**
  * A Pipeline double for tests of the adapter itself: `scrape` and `parse` as given; the
- * streaming variants, which the adapter does not use, die if called.
+ * streaming variants (used only for NDJSON requests, which these tests do not send) die if called.
  */
 export const pipelineDouble = (
   methods: Pick<Pipeline["Service"], "scrape" | "parse">
 ): Layer.Layer<Pipeline> =>
   Layer.succeed(Pipeline, Pipeline.of({
     ...methods,
-    scrapeStream: () => Stream.die(new Error("scrapeStream is not used by the HTTP adapter")),
-    parseStream: () => Stream.die(new Error("parseStream is not used by the HTTP adapter"))
+    scrapeStream: () => Stream.die(new Error("scrapeStream was not expected in this test")),
+    parseStream: () => Stream.die(new Error("parseStream was not expected in this test"))
   }))
 
 export interface TestServer extends RunningServer {

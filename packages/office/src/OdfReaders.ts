@@ -9,7 +9,7 @@ import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
 import { corrupt, limitExceeded } from "./Failure.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
-import { odfBlocks, odfInline, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
+import { embeddedObjectBlocks, odfBlocks, odfInline, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { sheetBlocks, type CellRange } from "./SheetBlocks.ts"
 import { ZipArchive } from "./Zip.ts"
@@ -26,19 +26,21 @@ const openOdf = (bytes: Uint8Array, format: string) => {
   styles.add(root)
   const info: DocumentInfo = { metadata: readProperties(zip.text("meta.xml")) }
   const body = child(root, "body")
-  return { styles, info, body }
+  const embedded = (href: string) => zip.text(`${href}/content.xml`)
+  return { styles, info, body, embedded }
 }
 
 const notesBlocks = (ctx: OdfContext): Array<Block> => ctx.notes.map((note) => makeBlock("footnote", note, { source: ctx.source }))
 
 export const readOdt = (bytes: Uint8Array, format: string): ParsedDocument => {
-  const { styles, info, body } = openOdf(bytes, format)
+  const { styles, info, body, embedded } = openOdf(bytes, format)
   const text = child(body, "text")
   if (text === undefined) throw corrupt(format, "content.xml has no office:text body")
   return {
     info,
     pages: [() => {
-      const ctx: OdfContext = { styles, source: "odt", notes: [] }
+      const hasTitle = descendants(text, "p").some((p) => styles.names(p.attrs["style-name"]).includes("title"))
+      const ctx: OdfContext = { styles, source: "odt", notes: [], hasTitle, embedded, after: [] }
       const blocks = odfBlocks(text, ctx)
       return page(1, [...blocks, ...notesBlocks(ctx)])
     }]
@@ -96,14 +98,14 @@ const length = (value: string | undefined): number | undefined => {
 }
 
 export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
-  const { styles, info, body } = openOdf(bytes, format)
+  const { styles, info, body, embedded } = openOdf(bytes, format)
   const presentation = child(body, "presentation")
   if (presentation === undefined) throw corrupt(format, "content.xml has no office:presentation body")
   const slides = childrenNamed(presentation, "page")
   return {
     info,
     pages: slides.map((slide, index) => () => {
-      const ctx: OdfContext = { styles, source: "odp", notes: [] }
+      const ctx: OdfContext = { styles, source: "odp", notes: [], embedded, after: [] }
       const titles: Array<Block> = []
       const items: Array<{ x: number; y: number; h: number; order: number; blocks: Array<Block> }> = []
       const shapes = slide.children.filter((c): c is XmlElement => typeof c !== "string" && c.name !== "notes" && c.name !== "forms")
@@ -122,7 +124,9 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
         const holder = child(shape, "text-box") ?? (shape.name === "custom-shape" || shape.name === "rect" ? shape : undefined)
         const table = child(shape, "table")
         let blocks: Array<Block> = []
+        const object = child(shape, "object")
         if (table !== undefined) blocks = odfBlocks({ ...shape, children: [table] }, ctx)
+        else if (object !== undefined) blocks = embeddedObjectBlocks(object, ctx)
         else if (holder !== undefined) blocks = odfBlocks(holder, ctx)
         else if (child(shape, "image") !== undefined) {
           const alt = (textOf(child(shape, "title")) || textOf(child(shape, "desc"))).trim()

@@ -7,11 +7,12 @@
 import { makeBlock, type Block } from "@strata/core"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells, renderTable } from "./TableMarkdown.ts"
-import { child, childrenNamed, descendants, textOf, type XmlElement } from "./Xml.ts"
+import { child, childrenNamed, descendants, firstDescendant, parseXml, textOf, type XmlElement } from "./Xml.ts"
 
 interface TextStyle {
   readonly bold?: boolean
   readonly italic?: boolean
+  readonly strike?: boolean
   readonly parent?: string
   readonly displayName?: string
 }
@@ -28,7 +29,9 @@ export class OdfStyles {
         const props = child(style, "text-properties")
         const weight = props?.attrs["font-weight"]
         const fontStyle = props?.attrs["font-style"]
+        const through = props?.attrs["text-line-through-style"]
         this.text.set(style.attrs.name ?? "", {
+          ...(through !== undefined ? { strike: through !== "none" } : {}),
           ...(weight !== undefined ? { bold: weight === "bold" || Number(weight) >= 600 } : {}),
           ...(fontStyle !== undefined ? { italic: fontStyle === "italic" || fontStyle === "oblique" } : {}),
           ...(style.attrs["parent-style-name"] !== undefined ? { parent: style.attrs["parent-style-name"] } : {}),
@@ -48,18 +51,20 @@ export class OdfStyles {
     }
   }
 
-  emphasis(name: string | undefined): { bold: boolean; italic: boolean } {
+  emphasis(name: string | undefined): { bold: boolean; italic: boolean; strike: boolean } {
     let bold: boolean | undefined
     let italic: boolean | undefined
+    let strike: boolean | undefined
     let cur = name
     for (let i = 0; i < 10 && cur !== undefined; i++) {
       const style = this.text.get(cur)
       if (style === undefined) break
       bold ??= style.bold
       italic ??= style.italic
+      strike ??= style.strike
       cur = style.parent
     }
-    return { bold: bold ?? false, italic: italic ?? false }
+    return { bold: bold ?? false, italic: italic ?? false, strike: strike ?? false }
   }
 
   /** The style name and its ancestors, lower-cased (to recognise Title, Heading, Preformatted Text). */
@@ -82,19 +87,25 @@ export interface OdfContext {
   readonly styles: OdfStyles
   readonly source: string
   readonly notes: Array<string>
+  /** Headings move one level down when the document has a Title paragraph (it takes `#`). */
+  readonly hasTitle?: boolean
+  /** The content.xml of an embedded object (`./Object 1`), for charts. */
+  readonly embedded?: (href: string) => string | undefined
+  /** Blocks found inside a paragraph (charts) that follow it. */
+  readonly after?: Array<Block>
 }
 
 /** The inline runs of a paragraph-like element. */
-export const odfRuns = (el: XmlElement, ctx: OdfContext, inherited: { bold: boolean; italic: boolean; href?: string }, out: Array<Run> = [], images: Array<string> = []): Array<Run> => {
+export const odfRuns = (el: XmlElement, ctx: OdfContext, inherited: { bold: boolean; italic: boolean; strike: boolean; href?: string }, out: Array<Run> = [], images: Array<string> = []): Array<Run> => {
   for (const c of el.children) {
     if (typeof c === "string") {
-      out.push({ text: collapseSpaces(c), bold: inherited.bold, italic: inherited.italic, href: inherited.href })
+      out.push({ text: collapseSpaces(c), bold: inherited.bold, italic: inherited.italic, strike: inherited.strike, href: inherited.href })
       continue
     }
     switch (c.name) {
       case "span": {
         const own = ctx.styles.emphasis(c.attrs["style-name"])
-        odfRuns(c, ctx, { ...inherited, bold: inherited.bold || own.bold, italic: inherited.italic || own.italic }, out, images)
+        odfRuns(c, ctx, { ...inherited, bold: inherited.bold || own.bold, italic: inherited.italic || own.italic, strike: inherited.strike || own.strike }, out, images)
         break
       }
       case "a":
@@ -121,6 +132,8 @@ export const odfRuns = (el: XmlElement, ctx: OdfContext, inherited: { bold: bool
         if (child(c, "image") !== undefined) images.push(title.trim())
         const box = child(c, "text-box")
         if (box !== undefined) out.push({ text: ` ${descendants(box, "p").map(textOf).join(" ")} ` })
+        const object = child(c, "object")
+        if (object !== undefined) ctx.after?.push(...embeddedObjectBlocks(object, ctx))
         break
       }
       case "bookmark":
@@ -153,12 +166,13 @@ export const unbold = (text: string): string => (/^\*\*[^*]+\*\*$/.test(text) ? 
 /** Block-level ODF content (text:p, text:h, text:list, table:table, sections) to blocks. */
 export const odfBlocks = (container: XmlElement, ctx: OdfContext, out: Array<Block> = []): Array<Block> => {
   for (const c of container.children) {
+    if (ctx.after !== undefined && ctx.after.length > 0) out.push(...ctx.after.splice(0))
     if (typeof c === "string") continue
     switch (c.name) {
       case "h": {
         const text = unbold(odfInline(c, ctx).replace(/\n/g, " "))
         if (text.length === 0) break
-        const level = Math.min(6, Math.max(1, Number(c.attrs["outline-level"] ?? 1) || 1))
+        const level = Math.min(6, Math.max(1, Number(c.attrs["outline-level"] ?? 1) || 1) + (ctx.hasTitle ? 1 : 0))
         out.push(makeBlock("section_header", `${"#".repeat(level)} ${text}`, { source: ctx.source }))
         break
       }
@@ -189,7 +203,28 @@ export const odfBlocks = (container: XmlElement, ctx: OdfContext, out: Array<Blo
         break
     }
   }
+  if (ctx.after !== undefined && ctx.after.length > 0) out.push(...ctx.after.splice(0))
   return out
+}
+
+/** An embedded chart object: its title and kind as a caption, its local data table as a table. */
+export const embeddedObjectBlocks = (object: XmlElement, ctx: OdfContext): Array<Block> => {
+  const href = (object.attrs.href ?? "").replace(/^\.\//, "").replace(/\/$/, "")
+  const xml = href.length === 0 ? undefined : ctx.embedded?.(href)
+  if (xml === undefined) return []
+  // office:body/office:chart/chart:chart: both are named "chart".
+  const outer = firstDescendant(parseXml(xml), "chart")
+  const chart = child(outer, "chart") ?? outer
+  if (chart === undefined) return []
+  const blocks: Array<Block> = []
+  const title = textOf(child(chart, "title")).trim()
+  const kind = (chart.attrs.class ?? "").replace(/^chart:/, "")
+  const caption = [title, kind.length > 0 ? `${kind.charAt(0).toUpperCase()}${kind.slice(1)} chart` : ""].filter((s) => s.length > 0).join(" — ")
+  if (caption.length > 0) blocks.push(makeBlock("caption", caption, { source: ctx.source }))
+  const table = firstDescendant(chart, "table")
+  const markdown = table === undefined ? "" : odfTable(table, { ...ctx, after: undefined })
+  if (markdown.length > 0) blocks.push(makeBlock("table", markdown, { source: ctx.source, label: "chart_data" }))
+  return blocks
 }
 
 const odfList = (list: XmlElement, ctx: OdfContext, depth: number, style: string | undefined, out: Array<Block>): void => {

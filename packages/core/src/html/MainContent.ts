@@ -94,7 +94,7 @@ export const singleNodeContent = (page: Page, keepComments = false): Root | unde
 
 /** The multi-block path: the page minus its chrome and boilerplate blocks. */
 export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root => {
-  const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments })
+  const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments, chromeOnly: true })
   const stats = computeStats(pruned)
   let total = 0
   for (const child of pruned.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars

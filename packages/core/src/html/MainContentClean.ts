@@ -7,13 +7,15 @@
  */
 import type { Element, Root } from "hast"
 import { type Stats, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
-import { CHROME_ROLES, CHROME_TAGS, COMMENTS, JUNK_TAGS, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
+import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
   readonly stripUnlikely: boolean
   readonly stripHidden: boolean
   /** forum threads: comment-like containers are the content */
   readonly keepComments: boolean
+  /** judge class names by the chrome subset only (paths without a retry ladder) */
+  readonly chromeOnly?: boolean
 }
 
 /** Tags whose subtree is content by construction (never judged by class names). */
@@ -27,6 +29,10 @@ export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element,
   let total = 0
   for (const child of body.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
   const big = (element: Element, share = maxShare) => total > 0 && (stats.get(element) ?? EMPTY_STATS).chars > total * share
+  // a big block is spared as chrome only when it reads like content (mega menus are big too)
+  // (the multi-block path has no retry ladder, so it also spares whatever holds nearly everything)
+  const bigContent = (element: Element) =>
+    (options.chromeOnly === true && big(element, 0.8)) || (big(element) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.5)
   const protectedDepth = new Set<Element>()
   return filterTree(body, (element, parent) => {
     const tag = element.tagName
@@ -42,12 +48,13 @@ export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element,
     if (tag === "body" || tag === "html") return false
     if (options.stripUnlikely && isAlwaysBoilerplate(element)) return true
     if (tag === "main" || tag === "article") return false
-    if (CHROME_TAGS.has(tag)) return !big(element)
+    if (CHROME_TAGS.has(tag)) return !bigContent(element)
     const role = attr(element, "role")
-    if (role !== undefined && CHROME_ROLES.has(role)) return !big(element)
+    if (role !== undefined && CHROME_ROLES.has(role)) return !bigContent(element)
     if (options.stripUnlikely && !PROTECTED.has(tag)) {
       if (options.keepComments && COMMENTS.test(classAndId(element))) return false
-      if (isUnlikely(element) && !big(element)) return true
+      const unlikely = options.chromeOnly === true ? isUnlikely(element, CHROME_CLASS) : isUnlikely(element, UNLIKELY)
+      if (unlikely && !bigContent(element)) return true
     }
     return false
   }, unhide)

@@ -37,6 +37,10 @@ export const UNLIKELY =
 export const ALWAYS_BOILERPLATE =
   /(?:^|[\s_-])(?:onetrust|cookie|cookies|cookiebanner|cookie-?consent|consent|gdpr|ccpa|truste|didomi|usercentrics|qc-cmp2|cky|popup|modal|lightbox|sr-only|screen-reader-text|visually-?hidden)(?:$|[\s_-])/
 
+/** The chrome subset of UNLIKELY, for the multi-block path, which has no retry ladder. */
+export const CHROME_CLASS =
+  /(?:^|[\s_-])(?:breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner)(?:$|[\s_-])/
+
 /** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
 export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
 
@@ -81,10 +85,10 @@ export const isAlwaysBoilerplate = (element: Element): boolean => {
   return label !== undefined && /cookie|consent|privacy preference/i.test(label)
 }
 
-export const isUnlikely = (element: Element): boolean => {
+export const isUnlikely = (element: Element, pattern: RegExp = UNLIKELY, rescue = true): boolean => {
   const s = classAndId(element)
   const role = attr(element, "role")
   if (role !== undefined && CHROME_ROLES.has(role)) return true
   if (s === "") return false
-  return UNLIKELY.test(s) && !MAYBE.test(s)
+  return pattern.test(s) && !(rescue && MAYBE.test(s))
 }

@@ -7,7 +7,7 @@
  */
 import type { Element, Root } from "hast"
 import { type Stats, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
-import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
+import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
   readonly stripUnlikely: boolean
@@ -52,7 +52,11 @@ export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element,
     const role = attr(element, "role")
     if (role !== undefined && CHROME_ROLES.has(role)) return !bigContent(element)
     if (options.stripUnlikely && !PROTECTED.has(tag)) {
-      if (options.keepComments && COMMENTS.test(classAndId(element))) return false
+      if (options.keepComments) {
+        const ci = classAndId(element)
+        if (ci !== "" && FORUM_CHROME.test(ci) && !bigContent(element)) return true
+        if (COMMENTS.test(ci)) return false
+      }
       const unlikely = options.chromeOnly === true ? isUnlikely(element, CHROME_CLASS) : isUnlikely(element, UNLIKELY)
       if (unlikely && !bigContent(element)) return true
     }

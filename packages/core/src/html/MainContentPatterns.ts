@@ -41,6 +41,10 @@ export const ALWAYS_BOILERPLATE =
 export const CHROME_CLASS =
   /(?:^|[\s_-])(?:breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner)(?:$|[\s_-])/
 
+/** Per-post furniture of forum engines: user panels, signatures, post toolbars, guest prompts. */
+export const FORUM_CHROME =
+  /(?:^|[\s_-])(?:signature|usertitle|userbanner|userextras|userstats|user-?stats|postprofile|profile-?icons|postfoot|post-?footer|postcontrols|post-?controls|post-?menu|post-?actions|memberaction|reactions?|reactionsbar|notices?|announcements?|guest-?teaser|cguestteaser|dropdown-container|pagenav|pagenavlinkgroup|block-outer|structitem|feedlinks|brdmenu|brdheader|quote-?icon|action-?bar|actionbar|topic-?map|topic-?footer-?buttons|timeline|similar-?threads|breadcrumb)(?:$|[\s_-])/
+
 /** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
 export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
 

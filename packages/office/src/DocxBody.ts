@@ -7,6 +7,7 @@
 import { makeBlock, type Block } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { boolAttr, DocxStyles, DocxNumbering } from "./DocxStyles.ts"
+import { ommlToLatex } from "./OmmlLatex.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells, renderTable } from "./TableMarkdown.ts"
 import { child, descendants, relationshipId, firstDescendant, textOf, type Relationship, type XmlElement } from "./Xml.ts"
@@ -132,7 +133,16 @@ export class DocxBody {
     this.flushCode()
 
     const plainRuns = heading !== undefined ? content.runs.map((r) => ({ ...r, bold: false })) : content.runs
-    const inline = restoreNoteMarkers(finishParagraph(renderRuns(plainRuns.map((r) => ({ ...r, text: r.code ? r.text : collapseSpaces(r.text).replace(/\u0001/g, "\n") })))))
+    const rendered = restoreNoteMarkers(finishParagraph(renderRuns(plainRuns.map((r) => ({ ...r, text: r.code ? r.text : collapseSpaces(r.text).replace(/\u0001/g, "\n") })))))
+    // Display equations (m:oMathPara) are formula blocks of their own, between the paragraph's text parts.
+    const parts = rendered.split(/\u0004([^\u0005]*)\u0005/)
+    const inline = parts[0].trim()
+    const formulas: Array<Block> = []
+    for (let k = 1; k < parts.length; k += 2) {
+      formulas.push(makeBlock("formula", `$$${parts[k]}$$`, { source }))
+      const after = finishParagraph(parts[k + 1] ?? "")
+      if (after.length > 0) formulas.push(makeBlock("text", after, { source }))
+    }
     const images = content.images.map(imageMarkdown).join(" ")
     const text = [inline, images].filter((s) => s.length > 0).join(" ")
 
@@ -146,6 +156,7 @@ export class DocxBody {
     } else if (heading === undefined) num = this.ctx.styles.numbering(styleId)
 
     if (text.length === 0) {
+      for (const block of formulas) this.push(block)
       this.afterParagraph(content)
       return
     }
@@ -159,6 +170,7 @@ export class DocxBody {
       this.listWidths = []
       this.push(makeBlock("text", role.quote ? text.split("\n").map((l) => `> ${l}`).join("\n") : text.replace(/\n/g, "  \n"), { source }))
     }
+    for (const block of formulas) this.push(block)
     this.afterParagraph(content)
   }
 
@@ -224,9 +236,12 @@ export class DocxBody {
           this.inline(child(c, "sdtContent") ?? c, style, out, fields)
           break
         case "oMath":
-        case "oMathPara":
-          out.runs.push({ text: descendants(c, "t").map(textOf).join("") })
+        case "oMathPara": {
+          // Kept away from escaping with sentinels, like note markers; a display equation is marked for its own block.
+          const latex = ommlToLatex(c)
+          if (latex.length > 0) out.runs.push({ text: c.name === "oMathPara" ? `\u0004${latex}\u0005` : `$${latex}$`, raw: true })
           break
+        }
         case "AlternateContent":
           this.inline(child(c, "Choice") ?? child(c, "Fallback") ?? c, style, out, fields)
           break
@@ -361,7 +376,10 @@ export class DocxBody {
   private cellText(tc: XmlElement): string {
     const inner = new DocxBody(this.ctx).convert(tc)
     return inner
-      .map((b) => (b.kind === "table" ? b.content.replace(/<[^>]+>/g, " ").replace(/\|/g, " ") : b.content.replace(/^#+ /, "")))
+      .map((b) =>
+        b.kind === "table" ? b.content.replace(/<[^>]+>/g, " ").replace(/\|/g, " ")
+        : b.kind === "formula" ? b.content.replace(/^\$\$|\$\$$/g, "$")
+        : b.content.replace(/^#+ /, ""))
       .join("\n")
   }
 }
@@ -395,4 +413,5 @@ const hyperlinkOf = (instr: string): string | undefined => {
 const longestBacktickRun = (text: string): number => Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length))
 
 /** Footnote markers were kept out of escaping with private sentinels; this restores them. */
-export const restoreNoteMarkers = (markdown: string): string => markdown.replace(/\u0002([^\u0003]*)\u0003/g, "[^$1]")
+export const restoreNoteMarkers = (markdown: string): string =>
+  markdown.replace(/\u0002([^\u0003]*)\u0003/g, (_, inner: string) => (inner.startsWith("$") ? inner : `[^${inner}]`))

@@ -13,6 +13,8 @@ export interface Run {
   readonly code?: boolean
   /** Absolute or document-relative link target. */
   readonly href?: string | undefined
+  /** Already markdown (math, note markers): written as is. */
+  readonly raw?: boolean
 }
 
 /** Escapes what would be read as markdown syntax inside running text. */
@@ -32,7 +34,7 @@ export const escapeBlockStart = (text: string): string =>
     .replace(/^(\s*\d+)([.)])(?=\s|$)/, "$1\\$2")
 
 const sameStyle = (a: Run, b: Run): boolean =>
-  !!a.bold === !!b.bold && !!a.italic === !!b.italic && !!a.strike === !!b.strike && !!a.code === !!b.code && a.href === b.href
+  !!a.raw === !!b.raw && !!a.bold === !!b.bold && !!a.italic === !!b.italic && !!a.strike === !!b.strike && !!a.code === !!b.code && a.href === b.href
 
 /** Joins runs into inline markdown: adjacent runs with the same style merge before markers are placed. */
 export const renderRuns = (runs: ReadonlyArray<Run>): string => {
@@ -49,6 +51,7 @@ export const renderRuns = (runs: ReadonlyArray<Run>): string => {
 }
 
 const renderRun = (run: Run): string => {
+  if (run.raw) return run.text
   // Markers must hug non-space text, so leading and trailing whitespace stays outside them.
   const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(run.text)
   const lead = match?.[1] ?? ""

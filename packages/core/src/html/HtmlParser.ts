@@ -77,6 +77,15 @@ const pushText = (parent: Parent, value: string): void => {
 }
 
 /**
+ * XHTML (EPUB chapters, XML-declared pages) writes empty elements as `<a id="x"/>`; read as
+ * HTML, such an element would stay open and adopt everything after it.
+ */
+const isXhtml = (html: string): boolean => {
+  const head = html.slice(0, 2048)
+  return /^\s*<\?xml/i.test(head) || /<html[^>]*\sxmlns\s*=\s*["']http:\/\/www\.w3\.org\/1999\/xhtml/i.test(head)
+}
+
+/**
  * Parses a whole page or a fragment. Never throws: malformed markup is repaired the way
  * htmlparser2 repairs it (unclosed elements close at their parent's end tag or the input's end).
  */
@@ -85,6 +94,7 @@ export const parseHtml = (html: string): Root => {
   const stack: Array<Parent> = [root]
   let svgDepth = 0
   let overflow = 0
+  const xhtml = isXhtml(html)
   const parser = new Parser(
     {
       onopentag(name, attribs) {
@@ -112,7 +122,7 @@ export const parseHtml = (html: string): Root => {
         pushText(stack[stack.length - 1] as Parent, data)
       }
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: false }
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: xhtml, recognizeCDATA: xhtml }
   )
   parser.end(html)
   return root

@@ -1,7 +1,7 @@
 /** The hast -> markdown writer: escaping, whitespace, lists, tables, code, links and images. */
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
-import { htmlToMarkdown } from "../../src/index.ts"
+import { htmlToMarkdown, processHtml } from "../../src/index.ts"
 import { nodesOf, parseMarkdown, visibleText } from "./MarkdownRoundTrip.ts"
 
 const md = (html: string) => htmlToMarkdown(html, "https://example.com/dir/page.html")
@@ -133,6 +133,17 @@ describe("blocks", () => {
 
   it("skips scripts, styles, forms controls and svg", () => {
     expect(md("<p>a<script>x()</script><style>p{}</style><svg><text>icon</text></svg><select><option>o</option></select>b</p>")).toBe("ab")
+  })
+})
+
+describe("xhtml", () => {
+  it("reads self-closing elements of XHTML (EPUB chapters) as empty", () => {
+    const chapter = `<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title/><script src="x.js"/><link rel="stylesheet" href="s.css"/></head>
+<body><h1>Chapter 1</h1><p><a id="p1"/>First <a href="ch2.xhtml">next</a>.</p><div class="clear"/><p>Second.</p></body></html>`
+    expect(htmlToMarkdown(chapter)).toBe("# Chapter 1\n\nFirst [next](ch2.xhtml).\n\nSecond.")
+    const html = processHtml(chapter, { url: "https://book.example/ch1.xhtml", onlyMainContent: false, removeBase64Images: false, formats: { markdown: false, html: true, links: false } }).html
+    expect(html).toContain('<p><a id="p1"></a>First <a href="https://book.example/ch2.xhtml">next</a>.</p><div class="clear"></div><p>Second.</p>')
   })
 })
 

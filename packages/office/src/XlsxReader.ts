@@ -5,13 +5,15 @@
  * (vbaProject.bin) are never read.
  */
 import XLSX from "xlsx"
-import type { DocumentInfo } from "@strata/core"
+import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { chartBlocks } from "./Charts.ts"
+import { imageMarkdown } from "./MarkdownText.ts"
 import { corrupt, limitExceeded } from "./Failure.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { parseCellRef, parseRange, sheetBlocks, type CellRange } from "./SheetBlocks.ts"
 import { ZipArchive } from "./Zip.ts"
-import { child, childrenNamed, descendants, parseRelationships, parseXml, relationshipId, relsPartOf, textOf, type XmlElement } from "./Xml.ts"
+import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relationshipId, relsPartOf, textOf, type XmlElement } from "./Xml.ts"
 
 /** Cells beyond these are dropped (a sheet can address 16384 x 1048576 slots). */
 const maxRows = 100_000
@@ -78,10 +80,37 @@ export const readXlsx = (bytes: Uint8Array, format: string): ParsedDocument => {
     strings ??= sharedStrings(zip, relOf("/sharedStrings"))
     formats ??= numberFormats(zip, relOf("/styles"))
     const xml = sheet.part === undefined ? undefined : zip.text(sheet.part)
-    const data = xml === undefined ? { rows: [], merges: [] } : readSheet(parseXml(xml), strings, formats, date1904, format)
-    return page(index + 1, sheetBlocks({ name: sheet.name, ...data }, "xlsx"))
+    const root = xml === undefined ? undefined : parseXml(xml)
+    // Chartsheets have no sheetData: they are only their drawing.
+    const data = root === undefined || child(root, "sheetData") === undefined ? { rows: [], merges: [] } : readSheet(root, strings, formats, date1904, format)
+    const blocks = sheetBlocks({ name: sheet.name, ...data }, "xlsx")
+    if (sheet.part !== undefined) blocks.push(...drawingBlocks(zip, sheet.part))
+    return page(index + 1, blocks)
   })
   return { info, pages }
+}
+
+/** Charts (as caption + data table) and pictures (alt text) of a sheet's drawing, in anchor order. */
+const drawingBlocks = (zip: ZipArchive, sheetPart: string): Array<Block> => {
+  const sheetRels = parseRelationships(zip.text(relsPartOf(sheetPart)), sheetPart)
+  const blocks: Array<Block> = []
+  for (const rel of sheetRels.values()) {
+    if (!rel.type.endsWith("/drawing") || rel.external) continue
+    const xml = zip.text(rel.target)
+    if (xml === undefined) continue
+    const drawingRels = parseRelationships(zip.text(relsPartOf(rel.target)), rel.target)
+    const anchors = parseXml(xml).children.filter((c): c is XmlElement => typeof c !== "string")
+    for (const anchor of anchors) {
+      const chartId = relationshipId(firstDescendant(anchor, "chart"))
+      const chartPart = chartId === undefined ? undefined : drawingRels.get(chartId)?.target
+      const chartXml = chartPart === undefined ? undefined : zip.text(chartPart)
+      if (chartXml !== undefined) blocks.push(...chartBlocks(chartXml, "xlsx"))
+      else if (firstDescendant(anchor, "pic") !== undefined) {
+        blocks.push(makeBlock("figure", imageMarkdown(firstDescendant(anchor, "cNvPr")?.attrs.descr ?? ""), { source: "xlsx" }))
+      }
+    }
+  }
+  return blocks
 }
 
 const readSheet = (

@@ -52,7 +52,7 @@ export const markdownToPlain = (markdown: string): string => {
     if (/^\s*(```|~~~)/.test(line)) continue
     if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line)) continue
     line = line
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, " ")
       .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, "$1")
       .replace(/<[^>]+>/g, " ")
       .replace(/^\s{0,3}#{1,6}\s+/, "")

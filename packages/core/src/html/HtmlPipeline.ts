@@ -18,7 +18,7 @@ import { collectLinks } from "./HtmlLinks.ts"
 import { extractMetadata } from "./HtmlMetadata.ts"
 import { parseHtml } from "./HtmlParser.ts"
 import { serializeHtml } from "./HtmlSerialize.ts"
-import { extractMainContent } from "./MainContent.ts"
+import { extractMainContent, readMainContentHints } from "./MainContent.ts"
 import { excludeTags, includeTags } from "./TagFilter.ts"
 
 export interface HtmlOptions {
@@ -44,6 +44,8 @@ export interface HtmlResult {
 export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
   const parsed = parseHtml(html)
   const metadata = extractMetadata(parsed, options.url)
+  // main-content hints (JSON-LD, generator, noscript rendering) live in what cleaning drops
+  const hints = options.onlyMainContent ? readMainContentHints(parsed, options.url) : undefined
   const { root } = cleanHtml(parsed, options.url)
   const result: HtmlResult = { metadata }
   if (options.formats.links) result.links = collectLinks(root, options.url)
@@ -53,7 +55,7 @@ export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
   let content: Root = root
   if (options.excludeTags !== undefined && options.excludeTags.length > 0) content = excludeTags(content, options.excludeTags, warnings)
   if (options.includeTags !== undefined && options.includeTags.length > 0) content = includeTags(content, options.includeTags, warnings)
-  else if (options.onlyMainContent) content = extractMainContent(content, { url: options.url })
+  else if (options.onlyMainContent) content = extractMainContent(content, { url: options.url, hints })
 
   if (options.formats.markdown) result.markdown = hastToMarkdown(content, { removeBase64Images: options.removeBase64Images })
   if (options.formats.html) result.html = serializeHtml(content)

@@ -61,14 +61,26 @@ const charsOf = (root: Root): number => {
   return n
 }
 
+const containsElement = (node: Root | Element, target: Element): boolean => {
+  for (const child of node.children) {
+    if (child === target) return true
+    if (child.type === "element" && containsElement(child, target)) return true
+  }
+  return false
+}
+
 interface Page {
   readonly body: Root | Element
   readonly stats: Map<Element, Stats>
   readonly chars: number
 }
 
-const analysePage = (root: Root): Page => {
-  const body = findBody(root)
+const analysePage = (root: Root, noscript?: Element): Page => {
+  let body = findBody(root)
+  // cleaning dropped the page's script-less rendering: put it back where the page had it
+  if (noscript !== undefined && !containsElement(body, noscript)) {
+    body = { ...body, children: [...body.children, { ...noscript, tagName: "div" }] } as Root | Element
+  }
   const stats = computeStats(body)
   let chars = 0
   for (const child of body.children) if (child.type === "element") chars += (stats.get(child) ?? EMPTY_STATS).chars
@@ -112,8 +124,8 @@ export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root 
 }
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
-  const page = analysePage(root)
   const hints = options?.hints ?? readHints(root, options?.url)
+  const page = analysePage(root, hints.noscript)
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true)
   const article = singleNodeContent(page)

@@ -6,7 +6,7 @@
  * Forums matter most: there the "comments" that articles drop are the content.
  */
 import type { Element, Root } from "hast"
-import { attr, classAndId, rawText, walkElements } from "./MainContentNodes.ts"
+import { attr, classAndId, computeStats, findBody, rawText, walkElements } from "./MainContentNodes.ts"
 
 export type PageKind = "forum" | "product" | "article" | "unknown"
 
@@ -18,6 +18,11 @@ export interface PageHints {
   readonly articleBody: string | undefined
   /** JSON-LD product description */
   readonly productDescription: string | undefined
+  /**
+   * A `<noscript>` holding much of the page's text (engines such as Discourse serve the whole
+   * thread there for clients without scripts); cleaning drops noscript, so it is kept here.
+   */
+  readonly noscript: Element | undefined
 }
 
 const FORUM_TYPES = new Set(["discussionforumposting", "qapage"])
@@ -66,6 +71,7 @@ export const readHints = (root: Root, url: string | undefined): PageHints => {
   let productDescription: string | undefined
   let generator = ""
   let postBlocks = 0
+  const noscripts: Array<Element> = []
   const onEntity = (entity: Record<string, unknown>, type: Array<string>) => {
     if (type.some((t) => ARTICLE_TYPES.has(t) || FORUM_TYPES.has(t))) {
       const body = stringOf(entity.articleBody) ?? stringOf(entity.text)
@@ -86,6 +92,10 @@ export const readHints = (root: Root, url: string | undefined): PageHints => {
       if ((attr(el, "name") ?? "").toLowerCase() === "generator") generator += ` ${attr(el, "content") ?? ""}`
       return false
     }
+    if (tag === "noscript") {
+      noscripts.push(el)
+      return false
+    }
     const itemtype = attr(el, "itemType")
     if (itemtype !== undefined) for (const t of itemtype.split(/\s+/)) types.add((t.split("/").pop() ?? "").toLowerCase())
     const ci = classAndId(el)
@@ -99,7 +109,25 @@ export const readHints = (root: Root, url: string | undefined): PageHints => {
   else if (postBlocks >= 3 && url !== undefined && FORUM_URL.test(safePath(url))) kind = "forum"
   else if (has(PRODUCT_TYPES)) kind = "product"
   else if (has(ARTICLE_TYPES)) kind = "article"
-  return { kind, types, articleBody, productDescription }
+  return { kind, types, articleBody, productDescription, noscript: bigNoscript(root, noscripts) }
+}
+
+const bigNoscript = (root: Root, noscripts: ReadonlyArray<Element>): Element | undefined => {
+  let best: Element | undefined
+  let bestChars = 200
+  for (const el of noscripts) {
+    const chars = computeStats({ type: "root", children: [el] }).get(el)?.chars ?? 0
+    if (chars > bestChars) {
+      best = el
+      bestChars = chars
+    }
+  }
+  if (best === undefined) return undefined
+  const body = findBody(root)
+  const stats = computeStats(body)
+  let total = 0
+  for (const child of body.children) if (child.type === "element") total += stats.get(child)?.chars ?? 0
+  return bestChars >= total * 0.3 ? best : undefined
 }
 
 const safePath = (url: string): string => {

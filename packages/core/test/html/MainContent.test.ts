@@ -9,6 +9,7 @@ import { fromHtml } from "hast-util-from-html"
 import { toText } from "hast-util-to-text"
 import { describe, expect, it } from "vitest"
 import { extractMainContent, readMainContentHints } from "../../src/html/MainContent.ts"
+import { processHtml } from "../../src/html/HtmlPipeline.ts"
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/main-content/${name}`, import.meta.url), "utf8")
 
@@ -154,5 +155,25 @@ describe("extractMainContent", () => {
     const text = toText(extractMainContent(fromHtml(html)))
     expect(text).toContain("streaming renderer hides until hydration")
     expect(text).not.toContain("Menu entry one")
+  })
+
+  it("reads a thread that the page only renders inside <noscript>, through the whole HTML pipeline", () => {
+    const post = (who: string, text: string) => `<div class="topic-body crawler-post"><span class="creator">${who}</span><div class="post"><p>${text}</p></div></div>`
+    const html = `<html><head><meta name="generator" content="Discourse 3.2"></head><body>
+      <section id="main"></section>
+      <noscript><div id="main-outlet" class="wrap">
+        ${post("ana", "The build fails on ARM since the last update, with a linker error about a missing symbol in the crypto module.")}
+        ${post("ben", "Same here. Pinning the previous release works around it until the maintainers publish a fixed build for ARM.")}
+        ${post("ana", "Confirmed, pinning works. Thanks for the quick answer, I will watch the release notes for the proper fix.")}
+      </div></noscript></body></html>`
+    const result = processHtml(html, {
+      url: "https://forum.example.org/t/build-fails-on-arm/99",
+      onlyMainContent: true,
+      removeBase64Images: true,
+      formats: { markdown: true, html: false, links: false }
+    })
+    expect(result.markdown).toContain("linker error about a missing symbol")
+    expect(result.markdown).toContain("Pinning the previous release works around it")
+    expect(result.markdown).toContain("I will watch the release notes")
   })
 })

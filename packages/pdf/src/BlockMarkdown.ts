@@ -83,9 +83,9 @@ export const blockMarkdown = (block: LayoutBlock): string => {
       const match = LIST_MARKER.exec(text)
       const marker = match?.[0].trim() ?? ""
       const rest = escapeInline(text.slice(match?.[0].length ?? 0))
-      const indent = "  ".repeat(block.depth ?? 0)
+      const indent = " ".repeat(block.indent ?? 0)
       if (/^\(?\d{1,3}[.)]$/.test(marker)) return `${indent}${marker.replace(/^\(/, "").replace(")", ".")} ${rest}`
-      if (/^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔\-–—*+]$/.test(marker) || marker === "") return `${indent}- ${rest}`
+      if (/^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]$/.test(marker) || marker === "") return `${indent}- ${rest}`
       return `${indent}- ${marker} ${rest}`
     }
     case "formula":

@@ -1,21 +1,19 @@
 /**
  * Gives text blocks their kinds from typography and wording: headings by size against the
  * document's body size (or bold short lines), the title on the first page, captions by their
- * opening word, list items by marker with depth from indentation, formulas by math fonts.
+ * opening word, numbered bold lines as headings rather than lists, formulas by math fonts.
  */
 import type { FontStats } from "./FontStats.ts"
 import type { LayoutBlock } from "./LayoutBlock.ts"
-import { LIST_MARKER } from "./Paragraphs.ts"
 
 const CAPTION = /^(?:figure|fig\.|table|tab\.|listing|chart|scheme|plate|exhibit|graph|diagram|image|photo)\s*[\dIVXivx]+[a-z]?\s*[.:\-–—]|^(?:source|note|notes)\s*:/i
 
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
+const rowsOf = (block: LayoutBlock) => new Set(block.lines.map((l) => l.row)).size
 
 /** Whether a block reads like a heading rather than a sentence. */
-const headingLike = (block: LayoutBlock, text: string) => {
-  const rows = new Set(block.lines.map((l) => l.row)).size
-  return rows <= 3 && text.length <= 160 && /\p{L}/u.test(text) && !/[,;]$/.test(text) && !/^\d+([.,]\d+)?$/.test(text)
-}
+const headingLike = (block: LayoutBlock, text: string) =>
+  rowsOf(block) <= 3 && text.length <= 160 && /\p{L}/u.test(text) && !/[,;]$/.test(text) && !/^\d+([.,]\d+)?$/.test(text)
 
 /** Records heading candidates' sizes; done for every page as it enters the look-ahead window. */
 export const observeHeadings = (blocks: ReadonlyArray<LayoutBlock>, stats: FontStats): void => {
@@ -45,14 +43,15 @@ export const classifyBlocks = (
       stats.titleSize = title.size
     }
   }
-  const listLefts: Array<number> = []
-  for (const block of blocks) {
-    if (block.kind === "list_item") listLefts.push(block.x0)
-  }
-  const minListLeft = listLefts.length > 0 ? Math.min(...listLefts) : 0
   for (const block of blocks) {
     if (block.kind === "list_item") {
-      block.depth = Math.max(0, Math.min(5, Math.round((block.x0 - minListLeft) / Math.max(12, 1.5 * block.size))))
+      const text = textOf(block)
+      // "(1) Scope" in bold on its own line is a numbered heading, not a list.
+      if (/^\(?\d{1,2}[.)]?\)?\s/.test(text) && block.lines.every((l) => l.bold) && rowsOf(block) <= 2 &&
+        text.length <= 100 && !/[.:;,]$/.test(text)) {
+        block.kind = "section_header"
+        block.level = stats.level(block.size)
+      }
       continue
     }
     if (block.kind !== "text") continue
@@ -69,7 +68,7 @@ export const classifyBlocks = (
     if (!headingLike(block, text)) continue
     const bigger = stats.isHeadingSize(block.size)
     const boldHeading = block.lines.every((l) => l.bold) && block.size >= body * 0.95 && text.length <= 120 &&
-      !/[.:]$/.test(text) && new Set(block.lines.map((l) => l.row)).size <= 2
+      !/[.:]$/.test(text) && rowsOf(block) <= 2
     if (bigger || boldHeading) {
       block.kind = "section_header"
       block.level = stats.level(block.size)

@@ -2,7 +2,7 @@
  * Page furniture: running headers, footers and page numbers. A block near the top or bottom edge
  * is furniture when a block with the same text (digits and roman numerals masked) sits in the same
  * band on other pages of a window around its page; a lone page-number pattern in the band is one
- * by itself. The window is what the streaming reader keeps in memory, so this never needs the
+ * by itself. Lines larger than the body text are never furniture (chapter headings repeat too). The window is what the streaming reader keeps in memory, so this never needs the
  * whole document.
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
@@ -38,7 +38,7 @@ export const isPageNumberText = (text: string) => PAGE_NUMBER.test(text.trim())
  * Marks furniture on `page` in place, comparing with its neighbours (pages of the window other than
  * itself). Returns nothing: kinds are set to page_header, page_footer or page_number.
  */
-export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<FurniturePage>): void => {
+export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<FurniturePage>, bodySize: number): void => {
   const others = neighbours.filter((p) => p.pageNumber !== page.pageNumber)
   const signaturesOf = (p: FurniturePage, band: Band) => {
     const out: Array<{ sig: string; centre: number }> = []
@@ -55,7 +55,8 @@ export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<Fur
       block.kind = "page_number"
       continue
     }
-    if (others.length === 0) continue
+    // Running heads are set no larger than the body; a big line at the top of every page is a heading.
+    if (others.length === 0 || block.size > bodySize * 1.1 + 0.5) continue
     const sig = signature(text)
     if (sig.length === 0) continue
     const centre = (block.top + block.bottom) / 2 / page.height

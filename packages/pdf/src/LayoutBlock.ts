@@ -20,6 +20,8 @@ export interface LayoutBlock {
   level?: number
   /** List nesting depth (for `list_item`). */
   depth?: number
+  /** Spaces before a list item's marker, so that nested items nest in markdown. */
+  indent?: number
   /** The cells of a `table` block. */
   table?: TableGrid
 }

@@ -32,7 +32,7 @@ export interface Line {
 export const FRAGMENT_GAP = 1.1
 
 /** A fragment that is only a list marker (bullet, number, letter). */
-export const LONE_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔\-–—*+]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$/
+export const LONE_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$/
 
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/
 const CLOSING = /^[.,;:!?)\]}%’”»]/
@@ -123,8 +123,27 @@ const makeLine = (runs: Array<TextRun>, row: number): Line => {
   }
 }
 
+/** Drops runs drawn again over themselves (a fake bold: the same text painted twice, slightly offset). */
+const withoutOverprint = (runs: ReadonlyArray<TextRun>): ReadonlyArray<TextRun> => {
+  const seen = new Map<string, Array<TextRun>>()
+  let dropped = false
+  const kept: Array<TextRun> = []
+  for (const run of runs) {
+    const same = seen.get(run.text)
+    if (same !== undefined && same.some((o) => Math.abs(o.x0 - run.x0) < 1.5 && Math.abs(o.baseline - run.baseline) < 1.5)) {
+      dropped = true
+      continue
+    }
+    if (same === undefined) seen.set(run.text, [run])
+    else same.push(run)
+    kept.push(run)
+  }
+  return dropped ? kept : runs
+}
+
 /** Groups the page's runs into line fragments, top to bottom, then left to right. */
-export const buildLines = (runs: ReadonlyArray<TextRun>): Array<Line> => {
+export const buildLines = (input: ReadonlyArray<TextRun>): Array<Line> => {
+  const runs = withoutOverprint(input)
   const horizontal = runs.filter((r) => !r.rotated)
   const rotated = runs.filter((r) => r.rotated)
   const sorted = [...horizontal].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)

@@ -198,6 +198,11 @@ const rulesFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>
 const PRESENTATION_FORMS = /[\ufb00-\ufb06\ufb13-\ufb17\ufb50-\ufdff\ufe70-\ufefe]/
 const PRESENTATION_FORMS_ALL = /[\ufb00-\ufb06\ufb13-\ufb17\ufb50-\ufdff\ufe70-\ufefe]/g
 
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/
+const CONTROL_ALL = /[\u0000-\u0008\u000b-\u001f\u007f]/g
+const C1 = /[\u0080-\u009f]/
+const C1_ALL = /[\u0080-\u009f]/g
+
 const isTextItem = (item: unknown): item is TextItem => typeof (item as TextItem).str === "string"
 
 /** Turns pdf.js text items into runs in page coordinates. */
@@ -212,7 +217,10 @@ export const runsFrom = (
   let unmapped = 0
   for (const item of items) {
     if (!isTextItem(item)) continue
-    const text = PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
+    let text = PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
+    // C0 controls are never text; a symbol-font glyph mapped into C1 is kept only as a lone marker (a bullet or box).
+    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ")
+    if (C1.test(text) && text.trim().length > 1) text = text.replace(C1_ALL, " ")
     if (text.length === 0 || text.trim().length === 0) continue
     for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 0xfffd) unmapped++
     const style = styles[item.fontName] ?? {}

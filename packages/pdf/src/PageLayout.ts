@@ -11,6 +11,7 @@ import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import { buildLines } from "./Lines.ts"
+import { nestLists } from "./Lists.ts"
 import type { PageContent } from "./PageContent.ts"
 import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
@@ -89,8 +90,9 @@ const normalisedBox = (block: LayoutBlock, page: PageAnalysis): [number, number,
 
 export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): Page => {
   classifyBlocks(page.blocks, stats, page)
-  markFurniture(page, neighbours)
+  markFurniture(page, neighbours, stats.bodySize)
   const ordered = readingOrder(page.blocks, page.rtl)
+  nestLists(ordered)
   const blocks: Array<Block> = []
   for (const block of ordered) {
     const content = blockMarkdown(block)

@@ -9,7 +9,7 @@ import { blockOf, extend, type LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
 
 /** Bullets, numbers and letters that open a list item (followed by a space). */
-export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
+export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
 
 /** The gap between the lines of a paragraph most used on this page, per font size. */
 const typicalGaps = (lines: ReadonlyArray<Line>): Map<number, number> => {

@@ -72,7 +72,9 @@ export const openPdf = (bytes: Uint8Array, deadline: number, password?: string):
     const task = pdfjs.getDocument({
       data,
       ...(password !== undefined ? { password } : {}),
-      disableFontFace: true,
+      // With font faces "disabled" pdf.js compiles every glyph outline into a path while building the
+      // operator list; nothing is drawn here, so it is left on (Node has no FontFace: nothing is loaded).
+      disableFontFace: false,
       useSystemFonts: false,
       useWorkerFetch: false,
       stopAtErrors: false,

@@ -1,0 +1,44 @@
+/** Unit checks of the text rules: hyphen repair, ligatures, table markdown, furniture signatures. */
+import { assert, describe, it } from "@effect/vitest"
+import { expandLigatures, joinLines } from "../src/BlockMarkdown.ts"
+import { isPageNumberText, signature } from "../src/Furniture.ts"
+import { tableMarkdown } from "../src/TableGrid.ts"
+
+describe("block text", () => {
+  it("repairs words broken at line ends and keeps real hyphens", () => {
+    assert.strictEqual(joinLines(["the docu-", "ment is"]), "the document is")
+    assert.strictEqual(joinLines(["a well-", "known fact"]), "a well-known fact")
+    assert.strictEqual(joinLines(["state-of-the-", "art"]), "state-of-the-art")
+    assert.strictEqual(joinLines(["Anglo-", "Saxon"]), "Anglo-Saxon")
+    assert.strictEqual(joinLines(["soft\u00ad", "ware"]), "software")
+    assert.strictEqual(joinLines(["ends here.", "Next one"]), "ends here. Next one")
+  })
+
+  it("expands ligatures only", () => {
+    assert.strictEqual(expandLigatures("ﬁnal ﬂow ﬀ ½"), "final flow ff ½")
+  })
+
+  it("writes GFM for regular grids and HTML where cells span", () => {
+    assert.strictEqual(
+      tableMarkdown({ rows: 2, cols: 2, cells: [
+        { row: 0, col: 0, rowSpan: 1, colSpan: 1, text: "a|b" }, { row: 0, col: 1, rowSpan: 1, colSpan: 1, text: "c" },
+        { row: 1, col: 0, rowSpan: 1, colSpan: 1, text: "1" }, { row: 1, col: 1, rowSpan: 1, colSpan: 1, text: "" }
+      ] }),
+      "| a\\|b | c |\n|---|---|\n| 1 |   |"
+    )
+    assert.strictEqual(
+      tableMarkdown({ rows: 2, cols: 2, cells: [
+        { row: 0, col: 0, rowSpan: 1, colSpan: 2, text: "Head <1>" },
+        { row: 1, col: 0, rowSpan: 1, colSpan: 1, text: "x" }, { row: 1, col: 1, rowSpan: 1, colSpan: 1, text: "y" }
+      ] }),
+      "<table><tr><th colspan=\"2\">Head &lt;1&gt;</th></tr><tr><td>x</td><td>y</td></tr></table>"
+    )
+  })
+
+  it("masks numbers in running heads and knows page-number patterns", () => {
+    assert.strictEqual(signature("Chapter 3 — Page 12"), signature("Chapter 4 — Page 13"))
+    assert.notStrictEqual(signature("Annual report"), signature("Annual review"))
+    for (const text of ["12", "- 4 -", "Page 3", "page 3 of 10", "iv", "7 / 20"]) assert.isTrue(isPageNumberText(text), text)
+    for (const text of ["12 apples", "Chapter 2", "2019 results"]) assert.isFalse(isPageNumberText(text), text)
+  })
+})

@@ -1,0 +1,121 @@
+/**
+ * The reader's contract on real PDFs: metadata and page counts, maxPages, the deadline, the `auto`
+ * warning for pages without text, laziness of the page stream, and the DocumentError reasons for
+ * encrypted, corrupt and empty input.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Stream } from "effect"
+import { readFileSync } from "node:fs"
+import { type DocumentError } from "@strata/core"
+import { pdfReader } from "../src/index.ts"
+import { LOREM, makePdf } from "./helpers/MakePdf.ts"
+import { readAll } from "./helpers/ReadAll.ts"
+
+const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`./fixtures/encrypted/${name}`, import.meta.url)))
+
+const reasonOf = (exit: Exit.Exit<unknown, DocumentError>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+  return failure !== undefined && failure._tag === "Fail" ? failure.error.reason._tag : "defect"
+}
+
+const pages = (n: number) => makePdf((b) => {
+  for (let i = 1; i <= n; i++) b.page((c) => { c.text(72, 72, `Page ${i} heading`, 16, "bold"); c.paragraph(72, 100, 460, LOREM) })
+}, { title: "Many Pages", author: "Ada Lovelace" })
+
+describe("pdfReader", () => {
+  it.effect("reports metadata and page counts, and honours maxPages", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => pages(5))
+      const all = yield* readAll(bytes)
+      assert.strictEqual(all.info.numPages, 5)
+      assert.strictEqual(all.info.totalPages, 5)
+      assert.strictEqual(all.info.metadata["title"], "Many Pages")
+      assert.strictEqual(all.info.metadata["author"], "Ada Lovelace")
+      assert.strictEqual(all.info.metadata["creationDate"], "2024-01-02T03:04:05.000Z")
+      assert.deepStrictEqual(all.pages.map((p) => p.pageNumber), [1, 2, 3, 4, 5])
+      assert.isTrue(all.pages.every((p) => p.status === "ok" && p.width === 612 && p.height === 792))
+      const capped = yield* readAll(bytes, { maxPages: 2 })
+      assert.strictEqual(capped.info.numPages, 2)
+      assert.strictEqual(capped.info.totalPages, 5)
+      assert.strictEqual(capped.pages.length, 2)
+      assert.include(capped.markdown, "Page 2 heading")
+      assert.notInclude(capped.markdown, "Page 3 heading")
+    }))
+
+  it.effect("block boxes are normalised to the page", () =>
+    Effect.gen(function*() {
+      const all = yield* readAll(yield* Effect.promise(() => pages(1)))
+      for (const block of all.pages[0].blocks) {
+        assert.isNotNull(block.bbox)
+        const [x0, y0, x1, y1] = block.bbox!
+        assert.isTrue(x0 >= 0 && y0 >= 0 && x1 <= 1 && y1 <= 1 && x0 < x1 && y0 < y1, JSON.stringify(block.bbox))
+        assert.strictEqual(block.source, "native_text")
+      }
+      // The heading is drawn at 72pt from the left and top of a 612 x 792 page.
+      assert.approximately(all.pages[0].blocks[0].bbox![0], 72 / 612, 0.01)
+    }))
+
+  it.effect("the page stream is lazy: taking the first page of a long document is quick", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => pages(120))
+      const t0 = Date.now()
+      const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 30_000 } })
+      const first = yield* Stream.runCollect(Stream.take(result.pages, 1))
+      const firstMs = Date.now() - t0
+      assert.strictEqual(first.length, 1)
+      assert.include(first[0].blocks.map((b) => b.content).join("\n"), "Page 1 heading")
+      const t1 = Date.now()
+      const again = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 30_000 } })
+      const count = yield* Stream.runCount(again.pages)
+      assert.strictEqual(count, 120)
+      assert.isBelow(firstMs, Date.now() - t1, "one page should cost less than all of them")
+    }))
+
+  it.effect("a passed deadline fails with Timeout", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => pages(1))
+      const exit = yield* Effect.exit(readAll(bytes, { deadline: Date.now() - 1 }))
+      assert.strictEqual(reasonOf(exit), "Timeout")
+    }))
+
+  it.effect("mode auto warns about a page with no text layer; fast does not", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => {
+        b.page((c) => c.paragraph(72, 72, 400, "A page with text."))
+        b.page((c) => c.rect(100, 100, 300, 200))
+      }))
+      const auto = yield* readAll(bytes, { mode: "auto" })
+      assert.isUndefined(auto.pages[0].diagnostics)
+      assert.deepStrictEqual(auto.pages[1].diagnostics?.map((d) => [d.code, d.severity, d.page]), [["pdf_no_text_layer", "warning", 2]])
+      const fast = yield* readAll(bytes, { mode: "fast" })
+      assert.isUndefined(fast.pages[1].diagnostics)
+    }))
+
+  it.effect("a PDF with an empty user password opens", () =>
+    Effect.gen(function*() {
+      const all = yield* readAll(fixture("owner-only.pdf"))
+      assert.include(all.markdown, "Secret quarterly numbers")
+    }))
+
+  it.effect("a password-protected PDF fails with Encrypted", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(reasonOf(yield* Effect.exit(readAll(fixture("user.pdf")))), "Encrypted")
+    }))
+
+  it.effect("garbage, truncated and empty input fail with Corrupt", () =>
+    Effect.gen(function*() {
+      const good = yield* Effect.promise(() => pages(1))
+      assert.strictEqual(reasonOf(yield* Effect.exit(readAll(new TextEncoder().encode("hello, this is not a pdf")))), "Corrupt")
+      assert.strictEqual(reasonOf(yield* Effect.exit(readAll(new Uint8Array(0)))), "Corrupt")
+      assert.strictEqual(reasonOf(yield* Effect.exit(readAll(good.slice(0, 40)))), "Corrupt")
+    }))
+
+  it.effect("the caller's bytes are not detached by pdf.js", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => pages(1))
+      yield* readAll(bytes)
+      assert.isAbove(bytes.byteLength, 0)
+      yield* readAll(bytes)
+    }))
+})

@@ -153,7 +153,7 @@ export class DocxBody {
       const ilvl = Number(child(numPr, "ilvl")?.attrs.val ?? 0)
       num = numId === undefined || numId === "0" ? undefined : { numId, level: Number.isFinite(ilvl) ? Math.min(Math.max(ilvl, 0), 8) : 0 }
       if (numId === undefined) num = this.ctx.styles.numbering(styleId) === undefined ? undefined : { ...this.ctx.styles.numbering(styleId)!, level: ilvl }
-    } else if (heading === undefined) num = this.ctx.styles.numbering(styleId)
+    } else num = this.ctx.styles.numbering(styleId)
 
     if (text.length === 0) {
       for (const block of formulas) this.push(block)
@@ -163,7 +163,9 @@ export class DocxBody {
     if (heading !== undefined) {
       this.listWidths = []
       const level = heading === 0 ? 1 : Math.min(6, heading + (this.ctx.hasTitle ? 1 : 0))
-      this.push(makeBlock(heading === 0 ? "title" : "section_header", `${"#".repeat(level)} ${text.replace(/\n/g, " ")}`, { source }))
+      // Numbered headings ("1.2 Scope") keep the number Word shows.
+      const label = num === undefined ? "" : this.numberLabel(num.numId, num.level)
+      this.push(makeBlock(heading === 0 ? "title" : "section_header", `${"#".repeat(level)} ${label.length > 0 ? `${label} ` : ""}${text.replace(/\n/g, " ")}`, { source }))
     } else if (num !== undefined) {
       this.listItem(num.numId, num.level, text)
     } else {
@@ -183,16 +185,29 @@ export class DocxBody {
     }
   }
 
-  private listItem(numId: string, level: number, text: string): void {
+  /** Advances the counters of a numbering at a level and returns them (a new item restarts every deeper level). */
+  private advance(numId: string, level: number): Array<number> {
     const def = this.ctx.numbering.level(numId, level)
-    const ordered = def?.ordered ?? false
     const key = this.ctx.numbering.counterKey(numId)
     const counts = this.counters.get(key) ?? []
     this.counters.set(key, counts)
-    // A new item at a level restarts every deeper level.
     counts.length = Math.min(counts.length, level + 1)
     for (let l = 0; l <= level; l++) counts[l] ??= l === level ? (def?.start ?? 1) - 1 : this.ctx.numbering.level(numId, l)?.start ?? 1
     counts[level] += 1
+    return counts
+  }
+
+  /** The label Word shows for a numbered paragraph: the level's text with `%n` replaced ("1.2", "A)"); "" for bullets. */
+  private numberLabel(numId: string, level: number): string {
+    const def = this.ctx.numbering.level(numId, level)
+    if (def === undefined || !def.ordered) return ""
+    const counts = this.advance(numId, level)
+    return def.text.replace(/%([1-9])/g, (_, n: string) => formatCounter(counts[Number(n) - 1] ?? 1, this.ctx.numbering.level(numId, Number(n) - 1)?.format ?? "decimal")).trim()
+  }
+
+  private listItem(numId: string, level: number, text: string): void {
+    const ordered = this.ctx.numbering.level(numId, level)?.ordered ?? false
+    const counts = this.advance(numId, level)
     const marker = ordered ? `${counts[level]}.` : "-"
     this.listWidths.length = Math.min(this.listWidths.length, level)
     while (this.listWidths.length < level) this.listWidths.push(2)
@@ -408,6 +423,36 @@ const hyperlinkOf = (instr: string): string | undefined => {
   const m = /HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/.exec(instr) ?? /HYPERLINK\s+(\S+)/.exec(instr)
   if (m === null) return undefined
   return /\\l\s+"/.test(instr) ? `#${m[1]}` : m[1]
+}
+
+const roman = (n: number): string => {
+  const table: Array<[number, string]> = [[1000, "m"], [900, "cm"], [500, "d"], [400, "cd"], [100, "c"], [90, "xc"], [50, "l"], [40, "xl"], [10, "x"], [9, "ix"], [5, "v"], [4, "iv"], [1, "i"]]
+  let out = ""
+  let rest = Math.max(1, Math.min(n, 3999))
+  for (const [value, letters] of table) while (rest >= value) {
+    out += letters
+    rest -= value
+  }
+  return out
+}
+
+const letters = (n: number): string => String.fromCharCode(97 + ((Math.max(1, n) - 1) % 26)).repeat(Math.floor((Math.max(1, n) - 1) / 26) + 1)
+
+export const formatCounter = (n: number, format: string): string => {
+  switch (format) {
+    case "lowerLetter":
+      return letters(n)
+    case "upperLetter":
+      return letters(n).toUpperCase()
+    case "lowerRoman":
+      return roman(n)
+    case "upperRoman":
+      return roman(n).toUpperCase()
+    case "decimalZero":
+      return String(n).padStart(2, "0")
+    default:
+      return String(n)
+  }
 }
 
 const longestBacktickRun = (text: string): number => Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length))

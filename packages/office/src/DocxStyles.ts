@@ -130,6 +130,8 @@ export interface ListLevel {
   readonly ordered: boolean
   readonly start: number
   readonly format: string
+  /** The level's label template (`%1.%2.`). */
+  readonly text: string
 }
 
 /** numbering.xml: `numId` -> levels (with level overrides applied). */
@@ -175,7 +177,8 @@ const readLevels = (parent: XmlElement): Map<number, ListLevel> => {
   for (const lvl of descendants(parent, "lvl")) {
     const format = child(lvl, "numFmt")?.attrs.val ?? "decimal"
     const start = Number(child(lvl, "start")?.attrs.val ?? 1)
-    levels.set(Number(lvl.attrs.ilvl ?? 0), { format, ordered: format !== "bullet" && format !== "none", start: Number.isFinite(start) ? start : 1 })
+    const text = child(lvl, "lvlText")?.attrs.val ?? ""
+    levels.set(Number(lvl.attrs.ilvl ?? 0), { format, text, ordered: format !== "bullet" && format !== "none", start: Number.isFinite(start) ? start : 1 })
   }
   return levels
 }

@@ -143,6 +143,8 @@ export const cleanHtml = (root: Root, url: string | undefined): { root: Root; ba
         if (DROPPED.has(tag)) {
           // `head` holds the metadata, read before cleaning; its `base` still counts.
           if (tag === "head") visitBaseOnly(child)
+          // Main-content hints may render a `<noscript>` (Discourse threads): its URLs must be absolute too.
+          else if (tag === "noscript") visit(child)
           continue
         }
         if (tag === "img") fixImage(child, resolver)

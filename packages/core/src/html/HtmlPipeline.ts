@@ -44,17 +44,19 @@ export interface HtmlResult {
 export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
   const parsed = parseHtml(html)
   const metadata = extractMetadata(parsed, options.url)
+  const hasInclude = options.includeTags !== undefined && options.includeTags.length > 0
+  const wantsContent = options.formats.markdown || options.formats.html
   // main-content hints (JSON-LD, generator, noscript rendering) live in what cleaning drops
-  const hints = options.onlyMainContent ? readMainContentHints(parsed, options.url) : undefined
+  const hints = options.onlyMainContent && !hasInclude && wantsContent ? readMainContentHints(parsed, options.url) : undefined
   const { root } = cleanHtml(parsed, options.url)
   const result: HtmlResult = { metadata }
   if (options.formats.links) result.links = collectLinks(root, options.url)
-  if (!options.formats.markdown && !options.formats.html) return result
+  if (!wantsContent) return result
 
   const warnings: Array<string> = []
   let content: Root = root
   if (options.excludeTags !== undefined && options.excludeTags.length > 0) content = excludeTags(content, options.excludeTags, warnings)
-  if (options.includeTags !== undefined && options.includeTags.length > 0) content = includeTags(content, options.includeTags, warnings)
+  if (hasInclude) content = includeTags(content, options.includeTags ?? [], warnings)
   else if (options.onlyMainContent) content = extractMainContent(content, { url: options.url, hints })
 
   if (options.formats.markdown) result.markdown = hastToMarkdown(content, { removeBase64Images: options.removeBase64Images })

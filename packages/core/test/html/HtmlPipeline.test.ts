@@ -157,6 +157,14 @@ describe("processHtml", () => {
     expect(result.markdown).not.toContain("[Home]")
   })
 
+  it("resolves URLs inside <noscript>, which main content may render for script-only pages", () => {
+    const posts = Array.from({ length: 8 }, (_, i) => `<div class="post"><p>Post ${i} says ${"something long enough to count as real content, ".repeat(5)}<a href="/u/${i}">user ${i}</a></p></div>`).join("")
+    const html = `<html><head><meta name="generator" content="Discourse 3.2"></head><body><div id="app"></div><noscript>${posts}</noscript></body></html>`
+    const result = run(html, { url: "https://forum.example.com/t/topic/1", onlyMainContent: true })
+    expect(result.markdown).toContain("Post 7 says")
+    expect(result.markdown).toContain("[user 3](https://forum.example.com/u/3)")
+  })
+
   it("computes only the formats asked for", () => {
     const result = processHtml(page, { url: "https://example.com/", onlyMainContent: true, removeBase64Images: true, formats: { markdown: false, html: false, links: false } })
     expect(result.markdown).toBeUndefined()

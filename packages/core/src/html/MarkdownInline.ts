@@ -22,8 +22,12 @@ interface Marker {
 }
 
 const WHITESPACE = /[ \t\n\r\f\u00a0]+/g
-/** The escaper's placeholders must not come from the page itself. */
-const PLACEHOLDERS = /[\uE000\uE001]/g
+/**
+ * Removed from text: the escaper's placeholders (which must not come from the page itself),
+ * and characters that never show but split words for search and tokenizers: soft hyphens,
+ * zero-width spaces and stray byte-order marks. Joiners (U+200C/D) stay: scripts and emoji need them.
+ */
+const PLACEHOLDERS = /[\uE000\uE001\u00ad\u200b\ufeff]/g
 const WORD = /[\p{L}\p{N}]/u
 const isWord = (c: string | undefined): boolean => c !== undefined && WORD.test(c)
 const isPunct = (c: string | undefined): boolean => c !== undefined && c !== " " && c !== "\n" && !WORD.test(c)

@@ -127,6 +127,10 @@ describe("blocks", () => {
     expect(md(html)).toBe("```\na\nb\n```\n\n```\nx\ny\n```")
   })
 
+  it("removes soft hyphens and zero-width spaces inside words, keeps joiners", () => {
+    expect(md("<p>hyph&shy;en&shy;ation and long\u200bword, \u{1F469}\u200d\u{1F4BB}</p>")).toBe("hyphenation and longword, \u{1F469}\u200d\u{1F4BB}")
+  })
+
   it("drops invisible paragraphs and form checkboxes outside task lists", () => {
     expect(md("<p>\u200b\u200d</p><p>a</p><form><label><input type=checkbox> I agree</label></form>")).toBe("a\n\nI agree")
   })

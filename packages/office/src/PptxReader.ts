@@ -7,6 +7,7 @@
  */
 import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
+import { pptxCommentAuthors, pptxComments } from "./Comments.ts"
 import { drawingTable, textBodyBlocks, textBodyInline } from "./DrawingText.ts"
 import { corrupt } from "./Failure.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
@@ -79,6 +80,7 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
     return boxes
   }
   const info: DocumentInfo = { metadata: readProperties(zip.text("docProps/core.xml")) }
+  let authors: Map<string, string> | undefined
   const pages = slideParts.map((part, index) => () => {
     const xml = zip.text(part)
     if (xml === undefined) return page(index + 1, [])
@@ -90,6 +92,8 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
     const items: Array<Item> = []
     if (tree !== undefined) collect(tree, identity, { zip, rels, inherited, items })
     const blocks = orderItems(items)
+    authors ??= pptxCommentAuthors(zip)
+    blocks.push(...pptxComments(zip, rels, authors))
     blocks.push(...notes(zip, rels))
     return page(index + 1, blocks)
   })

@@ -7,6 +7,7 @@
 import XLSX from "xlsx"
 import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
+import { xlsxComments } from "./Comments.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
 import { corrupt, limitExceeded } from "./Failure.ts"
 import { readProperties } from "./OfficeMetadata.ts"
@@ -84,7 +85,10 @@ export const readXlsx = (bytes: Uint8Array, format: string): ParsedDocument => {
     // Chartsheets have no sheetData: they are only their drawing.
     const data = root === undefined || child(root, "sheetData") === undefined ? { rows: [], merges: [] } : readSheet(root, strings, formats, date1904, format)
     const blocks = sheetBlocks({ name: sheet.name, ...data }, "xlsx")
-    if (sheet.part !== undefined) blocks.push(...drawingBlocks(zip, sheet.part))
+    if (sheet.part !== undefined) {
+      blocks.push(...drawingBlocks(zip, sheet.part))
+      blocks.push(...xlsxComments(zip, parseRelationships(zip.text(relsPartOf(sheet.part)), sheet.part)))
+    }
     return page(index + 1, blocks)
   })
   return { info, pages }

@@ -121,6 +121,7 @@ describe("spreadsheets", () => {
     expect(md).toContain("Total\n\n1,214.50")
     expect(md).toContain("Checked by Morag Sinclair")
     expect(md).toContain("TRUE")
+    expect(md).toMatch(/> \*\*Comment \([^)]*B2\):\*\* Verified twice/)
   })
 
   it("xlsx: maxPages caps the sheets and reports the total", async () => {

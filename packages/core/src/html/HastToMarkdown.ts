@@ -312,7 +312,8 @@ export class HastToMarkdown {
   private link(element: Element, writer: InlineWriter): void {
     const href = stringProp(element, "href")?.trim()
     if (isPermalink(element, href)) return
-    if (this.linkDepth > 0 || href === undefined || href === "" || /^javascript:/i.test(href)) {
+    // `href="#"` (resolved to the page plus an empty fragment) is a script-driven button, not a link.
+    if (this.linkDepth > 0 || href === undefined || href === "" || /^javascript:/i.test(href) || /#!?$/.test(href)) {
       return this.children(element, writer)
     }
     this.linkDepth++

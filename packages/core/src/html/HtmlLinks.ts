@@ -24,7 +24,7 @@ export const collectLinks = (root: Root, pageUrl: string): Array<string> => {
         if (href !== undefined && href !== "") {
           const url = URL.parse(href)
           if (url !== null && KEPT_SCHEMES.has(url.protocol)) {
-            const anchored = url.hash !== ""
+            const anchored = url.hash !== "" || href.endsWith("#")
             url.hash = ""
             const link = url.href
             if (!seen.has(link) && !(anchored && link === pageHref)) {

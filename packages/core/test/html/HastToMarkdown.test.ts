@@ -75,7 +75,7 @@ describe("inline formatting", () => {
       "see [the *docs*](https://example.com/dir/other.html) and ``a `b` c``"
     )
     expect(md('<p><a href="/x"><img src="i.png" alt="an [alt]"></a></p>')).toBe("[![an \\[alt\\]](https://example.com/dir/i.png)](https://example.com/x)")
-    expect(md('<p><a href="/x"></a><a href="javascript:void(0)">js</a></p>')).toBe("js")
+    expect(md('<p><a href="/x"></a><a href="javascript:void(0)">js</a> <a href="#">menu</a> <a href="#!">more</a></p>')).toBe("js menu more")
   })
 
   it("drops permalink anchors next to headings but keeps real fragment links", () => {

@@ -25,7 +25,7 @@ const page = `<!DOCTYPE html>
   <style>p { color: red }</style><script>var x = 1</script>
 </head><body>
   <!-- a comment -->
-  <nav class="menu"><a href="/">Home</a> <a href="/about#team">About</a> <a href="#top">Top</a> <a href="javascript:void(0)">JS</a> <a href="mailto:hi@example.com">Mail</a></nav>
+  <nav class="menu"><a href="/">Home</a> <a href="/about#team">About</a> <a href="#top">Top</a> <a href="#">Menu</a> <a href="javascript:void(0)">JS</a> <a href="mailto:hi@example.com">Mail</a></nav>
   <main><article><h1>Post title</h1>${article(6)}
     <p><a href="../other?x=1#frag">relative</a> and <a href="/about">about again</a></p>
     <img data-src="/lazy.jpg" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="lazy">
@@ -139,7 +139,7 @@ describe("processHtml", () => {
 
     const included = run(page, { onlyMainContent: true, includeTags: ["nav.menu", "footer p"] })
     expect(included.markdown).toBe(
-      "[Home](https://example.com/) [About](https://example.com/about#team) [Top](https://example.com/blog/post#top) JS [Mail](mailto:hi@example.com)\n\nCopyright footer text"
+      "[Home](https://example.com/) [About](https://example.com/about#team) [Top](https://example.com/blog/post#top) Menu JS [Mail](mailto:hi@example.com)\n\nCopyright footer text"
     )
     expect(included.html).toContain("<nav")
     expect(included.html).not.toContain("Paragraph")

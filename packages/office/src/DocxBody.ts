@@ -6,10 +6,10 @@
  */
 import { makeBlock, type Block } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
-import { boolAttr, DocxStyles, DocxNumbering } from "./DocxStyles.ts"
+import { boolAttr, DocxStyles, DocxNumbering, formatCounter } from "./DocxStyles.ts"
 import { ommlToLatex } from "./OmmlLatex.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
-import { layoutCells, renderTable } from "./TableMarkdown.ts"
+import { wordTable } from "./DocxTable.ts"
 import { child, descendants, relationshipId, firstDescendant, textOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 export interface DocxContext {
@@ -363,31 +363,11 @@ export class DocxBody {
   // ---- tables ----------------------------------------------------------------------------------
 
   private table(tbl: XmlElement): void {
-    const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
-    const trs = rowsOf(tbl)
-    trs.forEach((tr, rowIndex) => {
-      let col = Number(child(child(tr, "trPr"), "gridBefore")?.attrs.val ?? 0) || 0
-      for (const tc of cellsOf(tr)) {
-        const tcPr = child(tc, "tcPr")
-        const span = Math.max(1, Math.min(1000, Number(child(tcPr, "gridSpan")?.attrs.val ?? 1) || 1))
-        const vMerge = child(tcPr, "vMerge")
-        if (vMerge !== undefined && vMerge.attrs.val !== "restart") {
-          // A continuation grows the cell above that starts at the same grid column.
-          for (let k = cells.length - 1; k >= 0; k--) {
-            const above = cells[k]
-            if (above.col === col && above.row + above.rowSpan === rowIndex) {
-              above.rowSpan += 1
-              break
-            }
-          }
-        } else cells.push({ row: rowIndex, col, text: this.cellText(tc), colSpan: span, rowSpan: 1 })
-        col += span
-      }
-    })
-    const markdown = renderTable(layoutCells(cells, trs.length))
+    const markdown = wordTable(tbl, (tc) => this.cellText(tc))
     if (markdown.length > 0) this.push(makeBlock("table", markdown, { source }))
   }
 
+  /** A cell's content as one inline string: paragraphs on lines, nested tables flattened, headings as text. */
   private cellText(tc: XmlElement): string {
     const inner = new DocxBody(this.ctx).convert(tc)
     return inner
@@ -399,60 +379,10 @@ export class DocxBody {
   }
 }
 
-const rowsOf = (tbl: XmlElement): Array<XmlElement> => {
-  const out: Array<XmlElement> = []
-  for (const c of tbl.children) {
-    if (typeof c === "string") continue
-    if (c.name === "tr") out.push(c)
-    else if (c.name === "sdt" || c.name === "customXml") out.push(...rowsOf(child(c, "sdtContent") ?? c))
-  }
-  return out
-}
-
-const cellsOf = (tr: XmlElement): Array<XmlElement> => {
-  const out: Array<XmlElement> = []
-  for (const c of tr.children) {
-    if (typeof c === "string") continue
-    if (c.name === "tc") out.push(c)
-    else if (c.name === "sdt" || c.name === "customXml") out.push(...cellsOf(child(c, "sdtContent") ?? c))
-  }
-  return out
-}
-
 const hyperlinkOf = (instr: string): string | undefined => {
   const m = /HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/.exec(instr) ?? /HYPERLINK\s+(\S+)/.exec(instr)
   if (m === null) return undefined
   return /\\l\s+"/.test(instr) ? `#${m[1]}` : m[1]
-}
-
-const roman = (n: number): string => {
-  const table: Array<[number, string]> = [[1000, "m"], [900, "cm"], [500, "d"], [400, "cd"], [100, "c"], [90, "xc"], [50, "l"], [40, "xl"], [10, "x"], [9, "ix"], [5, "v"], [4, "iv"], [1, "i"]]
-  let out = ""
-  let rest = Math.max(1, Math.min(n, 3999))
-  for (const [value, letters] of table) while (rest >= value) {
-    out += letters
-    rest -= value
-  }
-  return out
-}
-
-const letters = (n: number): string => String.fromCharCode(97 + ((Math.max(1, n) - 1) % 26)).repeat(Math.floor((Math.max(1, n) - 1) / 26) + 1)
-
-export const formatCounter = (n: number, format: string): string => {
-  switch (format) {
-    case "lowerLetter":
-      return letters(n)
-    case "upperLetter":
-      return letters(n).toUpperCase()
-    case "lowerRoman":
-      return roman(n)
-    case "upperRoman":
-      return roman(n).toUpperCase()
-    case "decimalZero":
-      return String(n).padStart(2, "0")
-    default:
-      return String(n)
-  }
 }
 
 const longestBacktickRun = (text: string): number => Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length))

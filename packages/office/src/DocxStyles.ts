@@ -182,3 +182,35 @@ const readLevels = (parent: XmlElement): Map<number, ListLevel> => {
   }
   return levels
 }
+
+// ---- counter labels ---------------------------------------------------------------------------
+
+const roman = (n: number): string => {
+  const table: Array<[number, string]> = [[1000, "m"], [900, "cm"], [500, "d"], [400, "cd"], [100, "c"], [90, "xc"], [50, "l"], [40, "xl"], [10, "x"], [9, "ix"], [5, "v"], [4, "iv"], [1, "i"]]
+  let out = ""
+  let rest = Math.max(1, Math.min(n, 3999))
+  for (const [value, letters] of table) while (rest >= value) {
+    out += letters
+    rest -= value
+  }
+  return out
+}
+
+const letters = (n: number): string => String.fromCharCode(97 + ((Math.max(1, n) - 1) % 26)).repeat(Math.floor((Math.max(1, n) - 1) / 26) + 1)
+
+export const formatCounter = (n: number, format: string): string => {
+  switch (format) {
+    case "lowerLetter":
+      return letters(n)
+    case "upperLetter":
+      return letters(n).toUpperCase()
+    case "lowerRoman":
+      return roman(n)
+    case "upperRoman":
+      return roman(n).toUpperCase()
+    case "decimalZero":
+      return String(n).padStart(2, "0")
+    default:
+      return String(n)
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * WordprocessingML tables (`w:tbl`) on a grid: `gridBefore` offsets, `gridSpan` column spans,
+ * `vMerge` continuations growing the cell above, rows and cells wrapped in content controls,
+ * then rendered as GFM or, when cells span, HTML.
+ */
+import { layoutCells, renderTable } from "./TableMarkdown.ts"
+import { child, type XmlElement } from "./Xml.ts"
+
+/** The markdown of a table; `cellText` converts one cell's content to inline markdown. */
+export const wordTable = (tbl: XmlElement, cellText: (tc: XmlElement) => string): string => {
+  const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
+  const trs = rowsOf(tbl)
+  trs.forEach((tr, rowIndex) => {
+    let col = Number(child(child(tr, "trPr"), "gridBefore")?.attrs.val ?? 0) || 0
+    for (const tc of cellsOf(tr)) {
+      const tcPr = child(tc, "tcPr")
+      const span = Math.max(1, Math.min(1000, Number(child(tcPr, "gridSpan")?.attrs.val ?? 1) || 1))
+      const vMerge = child(tcPr, "vMerge")
+      if (vMerge !== undefined && vMerge.attrs.val !== "restart") {
+        // A continuation grows the cell above that starts at the same grid column.
+        for (let k = cells.length - 1; k >= 0; k--) {
+          const above = cells[k]
+          if (above.col === col && above.row + above.rowSpan === rowIndex) {
+            above.rowSpan += 1
+            break
+          }
+        }
+      } else cells.push({ row: rowIndex, col, text: cellText(tc), colSpan: span, rowSpan: 1 })
+      col += span
+    }
+  })
+  return renderTable(layoutCells(cells, trs.length))
+}
+
+const rowsOf = (tbl: XmlElement): Array<XmlElement> => {
+  const out: Array<XmlElement> = []
+  for (const c of tbl.children) {
+    if (typeof c === "string") continue
+    if (c.name === "tr") out.push(c)
+    else if (c.name === "sdt" || c.name === "customXml") out.push(...rowsOf(child(c, "sdtContent") ?? c))
+  }
+  return out
+}
+
+const cellsOf = (tr: XmlElement): Array<XmlElement> => {
+  const out: Array<XmlElement> = []
+  for (const c of tr.children) {
+    if (typeof c === "string") continue
+    if (c.name === "tc") out.push(c)
+    else if (c.name === "sdt" || c.name === "customXml") out.push(...cellsOf(child(c, "sdtContent") ?? c))
+  }
+  return out
+}

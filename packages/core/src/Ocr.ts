@@ -5,8 +5,7 @@
  * `OcrEngine` through `layer(options)`, the way effect's AI providers provide `LanguageModel`.
  * Core stays free of native dependencies: it only names the shapes and the error.
  */
-import { Context, Schema } from "effect"
-import type { Effect } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 /** An encoded image (PNG, JPEG, ... as sharp reads them) or raw 8-bit pixels with their size. */
 export type OcrImage =
@@ -68,8 +67,10 @@ export type OcrResult = typeof OcrResult.Type
 export interface RecognizeOptions {
   /** Epoch milliseconds; engines fail with `OcrTimeout` rather than overrun it. */
   readonly deadline?: number | undefined
-  /** Detect and undo 90/180/270 rotation and small skew first (costs a little per page). */
+  /** Detect and undo 90/180/270 rotation and small skew first (on unless false; costs ~20-50 ms a page). */
   readonly autoRotate?: boolean | undefined
+  /** Resolution of the image, when known (renders): spares the engine a guess. */
+  readonly dpi?: number | undefined
 }
 
 // ---- errors ------------------------------------------------------------------------------------
@@ -110,5 +111,28 @@ export class OcrEngine extends Context.Service<OcrEngine, {
   readonly name: string
   /** The render resolution this engine reads best at; renderers use it when they choose the DPI. */
   readonly preferredDpi: number
+  /** How many `recognize` calls usefully run at once (a pool's worker count; 1 for a single engine). */
+  readonly concurrency: number
+  /** Expected wall seconds for `pages` more pages at `concurrency`, from what the engine has measured so far. */
+  readonly estimateSeconds: (pages: number) => number
   readonly recognize: (image: OcrImage, options?: RecognizeOptions) => Effect.Effect<OcrResult, OcrError>
 }>()("@strata/core/OcrEngine") {}
+
+/**
+ * Fails with `OcrTimeout` up front when `pages` pages cannot be recognised before `deadline`:
+ * readers call it before queueing OCR work, so a request ends with a clear error rather than
+ * running out of time halfway or silently dropping pages.
+ */
+export const ensureOcrFits = (engine: OcrEngine["Service"], pages: number, deadline: number): Effect.Effect<void, OcrError> => {
+  if (pages <= 0) return Effect.void
+  const needed = engine.estimateSeconds(pages)
+  const left = (deadline - Date.now()) / 1000
+  return needed <= left
+    ? Effect.void
+    : Effect.fail(new OcrError({
+      engine: engine.name,
+      reason: new OcrTimeout({
+        message: `${pages} page(s) need OCR, about ${needed.toFixed(1)} s with ${engine.concurrency} worker(s), but only ${Math.max(0, left).toFixed(1)} s are left`
+      })
+    }))
+}

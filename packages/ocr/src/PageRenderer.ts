@@ -61,7 +61,7 @@ export const openRenderer = async (bytes: Uint8Array): Promise<PageRenderer> => 
     render: async (pageNumber, dpi) => {
       const page = await doc.getPage(pageNumber)
       try {
-        return (await embeddedScan(doc, page, dpi)) ?? (await paint(page, dpi))
+        return (await embeddedScan(doc, page, dpi)) ?? (await paint(doc, page, dpi))
       } finally {
         page.cleanup()
       }
@@ -70,12 +70,12 @@ export const openRenderer = async (bytes: Uint8Array): Promise<PageRenderer> => 
   }
 }
 
-const paint = async (page: PDFPageProxy, dpi: number): Promise<RenderedPage> => {
+const paint = async (doc: PDFDocumentProxy, page: PDFPageProxy, dpi: number): Promise<RenderedPage> => {
   const base = page.getViewport({ scale: 1 })
   const viewport = page.getViewport({ scale: dpi / 72 })
   const width = Math.ceil(viewport.width)
   const height = Math.ceil(viewport.height)
-  const factory = (page as unknown as { canvasFactory: CanvasFactory }).canvasFactory
+  const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory
   const { canvas, context } = factory.create(width, height)
   try {
     // Paper is white: without a fill, transparent areas would read as black after greying.

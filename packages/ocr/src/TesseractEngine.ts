@@ -15,6 +15,7 @@ import type { Worker } from "tesseract.js"
 import { OcrEngine, OcrEngineUnavailable, OcrError } from "@strata/core"
 import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@strata/core"
 import { binarise } from "./ImageOps.ts"
+import { makeThroughput } from "./Throughput.ts"
 import { encodePgm, engineFailed, lineConfidence, prepare, withinDeadline } from "./Prepare.ts"
 
 export interface TesseractOptions {
@@ -90,18 +91,32 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
   yield* Effect.addFinalizer(() => Effect.promise(async () => void (await worker?.terminate().catch(() => undefined))))
   // A tesseract worker runs one job at a time; queueing here keeps deadlines per call honest.
   const lock = Semaphore.makeUnsafe(1)
+  const throughput = makeThroughput(2)
 
+  let lastDpi: number | undefined
   const ensureWorker = Effect.tryPromise({
-    try: async () => (worker ??= await startWorker(variant, cachePath)),
+    try: async () => {
+      if (worker === undefined) {
+        worker = await startWorker(variant, cachePath)
+        lastDpi = undefined
+      }
+      return worker
+    },
     catch: (cause) =>
       new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not restart: ${String(cause)}` }) })
   })
 
   const recognize = Effect.fn("TesseractEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
+    const started = Date.now()
     const { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
     const input = options.binarise === false ? gray : binarise(gray)
     const run = Effect.gen(function*() {
       const w = yield* ensureWorker
+      const dpi = recognizeOptions?.dpi
+      if (dpi !== undefined && dpi !== lastDpi) {
+        yield* Effect.tryPromise({ try: () => w.setParameters({ user_defined_dpi: String(Math.round(dpi)) }), catch: engineFailed(ENGINE) })
+        lastDpi = dpi
+      }
       const result = yield* Effect.tryPromise({
         try: () => w.recognize(Buffer.from(encodePgm(input)), {}, { blocks: true, text: false }),
         catch: engineFailed(ENGINE)
@@ -113,9 +128,11 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
         // The wasm job cannot be interrupted: drop the worker so the next page gets a fresh one.
         const stale = worker
         worker = undefined
+        lastDpi = undefined
         void stale?.terminate().catch(() => undefined)
       })
     )
+    throughput.record((Date.now() - started) / 1000)
     const out: OcrResult = {
       engine: ENGINE,
       width: gray.width,
@@ -127,7 +144,13 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
     return out
   })
 
-  return OcrEngine.of({ name: ENGINE, preferredDpi: 300, recognize })
+  return OcrEngine.of({
+    name: ENGINE,
+    preferredDpi: 300,
+    concurrency: 1,
+    estimateSeconds: (pages) => throughput.estimate(pages, 1),
+    recognize
+  })
 })
 
 export const layer = (options: TesseractOptions = {}): Layer.Layer<OcrEngine, OcrError> =>

@@ -1,0 +1,33 @@
+/**
+ * The engine options as a tagged union, so a pipeline (or a pool thread) can pick an engine from
+ * data: `{ _tag: "tesseract", ... }` or `{ _tag: "paddle", ... }`. Tesseract is the default: on
+ * our synthetic benchmark it matches PaddleOCR's accuracy on English pages at a fraction of the
+ * time per page (bench/results/ocr.md).
+ */
+import type { Effect, Scope } from "effect"
+import type { OcrEngine, OcrError } from "@strata/core"
+import * as PaddleEngine from "./PaddleEngine.ts"
+import type { PaddleOptions } from "./PaddleEngine.ts"
+import * as TesseractEngine from "./TesseractEngine.ts"
+import type { TesseractOptions } from "./TesseractEngine.ts"
+
+export type EngineChoice =
+  | ({ readonly _tag: "tesseract" } & TesseractOptions)
+  | ({ readonly _tag: "paddle" } & PaddleOptions)
+
+export const defaultEngine: EngineChoice = { _tag: "tesseract" }
+
+export const makeEngine = (choice: EngineChoice): Effect.Effect<OcrEngine["Service"], OcrError, Scope.Scope> => {
+  switch (choice._tag) {
+    case "tesseract":
+      return TesseractEngine.make(choice)
+    case "paddle":
+      return PaddleEngine.make(choice)
+  }
+}
+
+/** Rough working-set per engine thread (MB), measured with bench/ocr; bounds the pool size by memory. */
+export const engineMemoryMb = (choice: EngineChoice): number => (choice._tag === "tesseract" ? 250 : 450)
+
+/** Seconds per 300-dpi page on one core before anything is measured (bench/ocr on this machine). */
+export const engineSecondsPerPage = (choice: EngineChoice): number => (choice._tag === "tesseract" ? 2 : 6)

@@ -9,23 +9,24 @@ import { child, type XmlElement } from "./Xml.ts"
 /** The markdown of a table; `cellText` converts one cell's content to inline markdown. */
 export const wordTable = (tbl: XmlElement, cellText: (tc: XmlElement) => string): string => {
   const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
+  // The last cell that started at each grid column: vMerge continuations extend it (no scan back).
+  const lastAt = new Map<number, { row: number; rowSpan: number }>()
   const trs = rowsOf(tbl)
   trs.forEach((tr, rowIndex) => {
-    let col = Number(child(child(tr, "trPr"), "gridBefore")?.attrs.val ?? 0) || 0
+    let col = Math.min(1000, Math.max(0, Number(child(child(tr, "trPr"), "gridBefore")?.attrs.val ?? 0) || 0))
     for (const tc of cellsOf(tr)) {
       const tcPr = child(tc, "tcPr")
       const span = Math.max(1, Math.min(1000, Number(child(tcPr, "gridSpan")?.attrs.val ?? 1) || 1))
       const vMerge = child(tcPr, "vMerge")
       if (vMerge !== undefined && vMerge.attrs.val !== "restart") {
         // A continuation grows the cell above that starts at the same grid column.
-        for (let k = cells.length - 1; k >= 0; k--) {
-          const above = cells[k]
-          if (above.col === col && above.row + above.rowSpan === rowIndex) {
-            above.rowSpan += 1
-            break
-          }
-        }
-      } else cells.push({ row: rowIndex, col, text: cellText(tc), colSpan: span, rowSpan: 1 })
+        const above = lastAt.get(col)
+        if (above !== undefined && above.row + above.rowSpan === rowIndex) above.rowSpan += 1
+      } else {
+        const cell = { row: rowIndex, col, text: cellText(tc), colSpan: span, rowSpan: 1 }
+        cells.push(cell)
+        lastAt.set(col, cell)
+      }
       col += span
     }
   })

@@ -146,8 +146,12 @@ const segmentBlocks = (sheet: SheetData, box: CellRange, source: string): Array<
   return [...titles, ...tableBlocks(sheet, { r0, c0, r1, c1 }, source)]
 }
 
+/** Most grid slots one table may have; an L-shaped region can have a huge, nearly empty bounding box. */
+const maxSlots = 4_000_000
+
 const tableBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Block> => {
-  const { r0, c0, r1, c1 } = box
+  const { r0, c0, c1 } = box
+  const r1 = Math.min(box.r1, r0 + Math.floor(maxSlots / (c1 - c0 + 1)) - 1)
   let filled = 0
   let lone = ""
   for (let r = r0; r <= r1; r++) {

@@ -103,7 +103,8 @@ export interface PlacedCell {
 export const layoutCells = (cells: ReadonlyArray<PlacedCell>, rowCount: number): Array<Array<TableCell>> => {
   let width = 0
   for (const cell of cells) width = Math.max(width, cell.col + cell.colSpan)
-  width = Math.min(width, 10_000)
+  // Bounded grid: absurd offsets or widths in a broken file must not allocate millions of slots.
+  width = Math.min(width, 10_000, Math.max(1, Math.floor(4_000_000 / Math.max(1, rowCount))))
   const owner: Array<Array<PlacedCell | null | undefined>> = Array.from({ length: rowCount }, () => new Array(width))
   const starts = new Set<PlacedCell>()
   for (const cell of cells) {

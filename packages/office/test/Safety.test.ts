@@ -125,6 +125,25 @@ describe("fuzzing every reader", () => {
   })
 })
 
+describe("big or absurd inputs stay bounded", () => {
+  it("absurd table offsets and spans in Word", async () => {
+    const row = `<w:tr><w:trPr><w:gridBefore w:val="999999999"/></w:trPr><w:tc><w:tcPr><w:gridSpan w:val="99999"/></w:tcPr><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc></w:tr>`
+    const started = Date.now()
+    await survives(docxWith(`<w:document xmlns:w="x"><w:body><w:tbl>${row.repeat(2000)}</w:tbl></w:body></w:document>`), "docx")
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it("a 50 000-row CSV converts in well under a few seconds", async () => {
+    const lines = ["id,name,value"]
+    for (let i = 0; i < 50_000; i++) lines.push(`${i},name ${i},${i * 1.5}`)
+    const started = Date.now()
+    const exit = await readExit(new TextEncoder().encode(lines.join("\n")), "csv")
+    expect(Exit.isSuccess(exit)).toBe(true)
+    if (Exit.isSuccess(exit)) expect(exit.value.markdown.split("\n")).toHaveLength(50_002)
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+})
+
 describe("deadlines", () => {
   it("a deadline already passed fails with Timeout", async () => {
     const error = await readFailure(buildRtf(), "rtf", { deadline: Date.now() - 1 })

@@ -15,6 +15,7 @@ import { createRequire } from "node:module"
 import { performance } from "node:perf_hooks"
 import { Readability } from "@mozilla/readability"
 import { parseHTML } from "linkedom"
+import { decodeBody } from "../../packages/core/src/fetch/Charset.ts"
 import { markdownToPlain, snippetRate, wordF1 } from "./Score.ts"
 import { summarise, type PageResult, renderMarkdown } from "./Report.ts"
 
@@ -50,20 +51,8 @@ const loadTruth = (id: string): Truth => {
   }
 }
 
-const charsetOf = (bytes: Uint8Array): string => {
-  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 4096))
-  const m = /<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(head)
-  return m?.[1]?.toLowerCase() ?? "utf-8"
-}
-
-const decode = (bytes: Uint8Array): string => {
-  const charset = charsetOf(bytes)
-  try {
-    return new TextDecoder(charset).decode(bytes)
-  } catch {
-    return new TextDecoder("utf-8").decode(bytes)
-  }
-}
+/** Decode as a scrape would: the fetch stage's charset sniffing (BOM, meta, UTF-8 validity). */
+const decode = (bytes: Uint8Array): string => decodeBody(bytes, undefined).text
 
 // ---- engines ----------------------------------------------------------------------------
 

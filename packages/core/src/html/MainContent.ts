@@ -8,7 +8,7 @@
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
-import { EMPTY_STATS, type Stats, attr, computeStats, findBody, walkElements } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type Stats, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
@@ -120,8 +120,21 @@ export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root 
     }
     return true
   })
-  return rootOf(region !== undefined ? [region] : withoutDoctype(pruned.children))
+  const kept = rootOf(region !== undefined ? [region] : withoutDoctype(pruned.children))
+  // in a thread, link blocks are navigation; on other pages they may be the listing itself
+  return keepComments ? dropLinkFarms(kept, stats, region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total) : kept
 }
+
+const FARM_TAGS = new Set(["div", "section", "ul", "ol", "nav", "table", "aside", "dl", "footer", "header", "p", "span"])
+
+/** Blocks of several links that are a small part of the thread (category lists, pagers, similar topics). */
+const dropLinkFarms = (content: Root, stats: Map<Element, Stats>, total: number): Root =>
+  filterTree(content, (element) => {
+    if (!FARM_TAGS.has(element.tagName)) return false
+    const s = stats.get(element)
+    if (s === undefined || s.links < 3) return false
+    return linkDensity(s) > 0.6 && s.chars < total * 0.3
+  })
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
   const hints = options?.hints ?? readHints(root, options?.url)
@@ -138,7 +151,20 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
   }
   // too little survived: keep the page minus its chrome rather than (almost) nothing
   const fallback = boilerplateOnlyContent(page, true)
-  return article === undefined || charsOf(fallback) > articleChars ? fallback : article
+  const best = article === undefined || charsOf(fallback) > articleChars ? fallback : article
+  return rescueFromStructuredData(best, hints)
+}
+
+/**
+ * Script-rendered pages can leave almost nothing in the markup while their JSON-LD states the
+ * article body or product description: use that text when it says much more.
+ */
+const rescueFromStructuredData = (content: Root, hints: PageHints): Root => {
+  const stated = [hints.articleBody, hints.productDescription].reduce<string>((a, b) => (b !== undefined && b.length > a.length ? b : a), "")
+  const chars = charsOf(content)
+  if (chars >= 250 || stated.trim().length < Math.max(200, chars * 2)) return content
+  const paragraphs = stated.split(/\n\s*\n|\r?\n/).map((p) => p.trim()).filter((p) => p !== "")
+  return rootOf(paragraphs.map((p): Element => ({ type: "element", tagName: "p", properties: {}, children: [{ type: "text", value: p }] })))
 }
 
 /** exposed for the benchmark's analysis tools */

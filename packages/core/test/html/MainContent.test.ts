@@ -176,4 +176,19 @@ describe("extractMainContent", () => {
     expect(result.markdown).toContain("Pinning the previous release works around it")
     expect(result.markdown).toContain("I will watch the release notes")
   })
+
+  it("rescues a script-rendered page from its JSON-LD article body", () => {
+    const body = "Tidal power stations turn the rise and fall of the sea into electricity.\n\nThe oldest large station, at La Rance in France, has run since 1966 and still produces around 500 gigawatt hours a year, enough for a small city."
+    const html = `<html><head><script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "NewsArticle", headline: "Tidal power", articleBody: body })}</script></head>
+      <body><nav><a href="/">Home</a> <a href="/news">News</a></nav><div id="app"><p>Loading…</p></div><footer>© Energy Daily</footer></body></html>`
+    const tree = fromHtml(html)
+    const hints = readMainContentHints(tree, "https://news.example.com/tidal-power")
+    expect(hints.articleBody).toBe(body)
+    const out = extractMainContent(tree, { hints })
+    const text = toText(out)
+    expect(text).toContain("Tidal power stations turn the rise and fall of the sea into electricity.")
+    expect(text).toContain("La Rance in France")
+    expect(out.children.filter((c) => c.type === "element" && c.tagName === "p")).toHaveLength(2)
+    expect(text).not.toContain("Energy Daily")
+  })
 })

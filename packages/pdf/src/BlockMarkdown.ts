@@ -44,7 +44,9 @@ export const joinLines = (texts: ReadonlyArray<string>): string => {
 
 /** Escapes what would turn a paragraph into other markdown at its start. */
 const escapeStart = (text: string) =>
-  text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|={3,}|-{3,}|`{3,}|~{3,})/, "\\$1")
+  text
+    .replace(/^(\d{1,9})([.)])(\s)/, "$1\\$2$3")
+    .replace(/^(#{1,6}\s|[-+*]\s|>|={3,}|-{3,}|`{3,}|~{3,})/, "\\$1")
 
 // Text is kept as the PDF has it (no HTML escaping): markdown consumers read it as prose.
 const escapeInline = (text: string) => text
@@ -84,12 +86,14 @@ export const blockMarkdown = (block: LayoutBlock): string => {
       const marker = match?.[0].trim() ?? ""
       const rest = escapeInline(text.slice(match?.[0].length ?? 0))
       const indent = " ".repeat(block.indent ?? 0)
-      if (/^\(?\d{1,3}[.)]$/.test(marker)) return `${indent}${marker.replace(/^\(/, "").replace(")", ".")} ${rest}`
+      if (/^\d{1,3}\.$/.test(marker)) return `${indent}${marker} ${rest}`
       if (/^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]$/.test(marker) || marker === "") return `${indent}- ${rest}`
       return `${indent}- ${marker} ${rest}`
     }
     case "formula":
       return escapeInline(plain(block))
+    case "footnote":
+      return escapeStart(plain(block))
     default:
       return escapeStart(escapeInline(plain(block)))
   }

@@ -8,12 +8,15 @@ import type { LayoutBlock } from "./LayoutBlock.ts"
 
 const CAPTION = /^(?:figure|fig\.|table|tab\.|listing|chart|scheme|plate|exhibit|graph|diagram|image|photo)\s*[\dIVXivx]+[a-z]?\s*[.:\-–—]|^(?:source|note|notes)\s*:/i
 
+const FOOTNOTE = /^(?:\d{1,3}\)?|\(\d{1,3}\)|[*†‡§¶])\s*\S/
+
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
 const rowsOf = (block: LayoutBlock) => new Set(block.lines.map((l) => l.row)).size
 
 /** Whether a block reads like a heading rather than a sentence. */
 const headingLike = (block: LayoutBlock, text: string) =>
-  rowsOf(block) <= 3 && text.length <= 160 && /\p{L}/u.test(text) && !/[,;]$/.test(text) && !/^\d+([.,]\d+)?$/.test(text)
+  rowsOf(block) <= 3 && text.length <= 160 && /\p{L}/u.test(text) && !/[,;]$/.test(text) && !/^\d+([.,]\d+)?$/.test(text) &&
+  !(/[.!?]$/.test(text) && text.split(/\s+/).length >= 6)
 
 /** Records heading candidates' sizes; done for every page as it enters the look-ahead window. */
 export const observeHeadings = (blocks: ReadonlyArray<LayoutBlock>, stats: FontStats): void => {
@@ -44,10 +47,16 @@ export const classifyBlocks = (
     }
   }
   for (const block of blocks) {
+    // Footnotes: smaller than the body, low on the page, opening with a note mark.
+    if ((block.kind === "list_item" || block.kind === "text") && block.size < body * 0.92 && block.top > page.height * 0.55 &&
+      FOOTNOTE.test(textOf(block))) {
+      block.kind = "footnote"
+      continue
+    }
     if (block.kind === "list_item") {
       const text = textOf(block)
       // "(1) Scope" in bold on its own line is a numbered heading, not a list.
-      if (/^\(?\d{1,2}[.)]?\)?\s/.test(text) && block.lines.every((l) => l.bold) && rowsOf(block) <= 2 &&
+      if (/^\(?\d{1,2}[.)]?\)?\s/.test(text) && (block.lines.every((l) => l.bold) || stats.isHeadingSize(block.size)) && rowsOf(block) <= 2 &&
         text.length <= 100 && !/[.:;,]$/.test(text)) {
         block.kind = "section_header"
         block.level = stats.level(block.size)
@@ -69,7 +78,10 @@ export const classifyBlocks = (
     const bigger = stats.isHeadingSize(block.size)
     const boldHeading = block.lines.every((l) => l.bold) && block.size >= body * 0.95 && text.length <= 120 &&
       !/[.:]$/.test(text) && rowsOf(block) <= 2
-    if (bigger || boldHeading) {
+    const words = text.split(/\s+/)
+    const italicHeading = block.lines.every((l) => l.italic) && rowsOf(block) === 1 && text.length <= 60 && words.length >= 2 &&
+      !/[.:;,]$/.test(text) && words.filter((w) => /^\p{Lu}/u.test(w)).length >= words.length * 0.6 && block.size >= body * 0.95
+    if (bigger || boldHeading || italicHeading) {
       block.kind = "section_header"
       block.level = stats.level(block.size)
     }

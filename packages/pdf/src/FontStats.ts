@@ -40,7 +40,7 @@ export class FontStats {
   }
 
   isHeadingSize(size: number): boolean {
-    return size >= this.bodySize * 1.12 && size - this.bodySize >= 1
+    return size - this.bodySize >= 0.9 && size >= this.bodySize * 1.05
   }
 
   /** Level 2..6 of a section heading of this size (1 is the title's); bold body-size headings get the level below the tiers. */
@@ -52,7 +52,7 @@ export class FontStats {
       if (this.titleSize !== undefined && s >= this.titleSize - 0.25) continue
       if (tiers.length === 0 || tiers[tiers.length - 1] - s > 0.75) tiers.push(s)
     }
-    if (size < body * 1.12) return Math.min(6, 2 + tiers.length)
+    if (!this.isHeadingSize(size)) return Math.min(6, 2 + tiers.length)
     let index = tiers.findIndex((t) => size >= t - 0.75)
     if (index < 0) index = tiers.length
     return Math.min(6, 2 + index)

@@ -8,7 +8,7 @@
 import type { LayoutBlock } from "./LayoutBlock.ts"
 
 /** The top and bottom fraction of the page where furniture lives. */
-const BAND = 0.12
+const BAND = 0.14
 
 export interface FurniturePage {
   readonly pageNumber: number
@@ -16,7 +16,7 @@ export interface FurniturePage {
   readonly blocks: ReadonlyArray<LayoutBlock>
 }
 
-const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—(]?\s*(?:\d{1,5}|[ivxlcdm]{1,7})\s*[-–—)]?(?:\s*(?:of|\/|von|de)\s*\d{1,5})?$/i
+const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—(]?\s*(?:\d{1,3}[-–]\d{1,4}|\d{1,5}|[ivxlcdm]{1,7})\s*[-–—)]?(?:\s*(?:of|\/|von|de)\s*\d{1,5})?$/i
 
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
 
@@ -53,6 +53,13 @@ export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<Fur
     const text = textOf(block)
     if (block.lines.length <= 2 && isPageNumberText(text)) {
       block.kind = "page_number"
+      // What shares the page number's line is a running head or foot, even on a single page.
+      for (const other of page.blocks) {
+        if (other === block || other.kind === "table" || other.lines.length > 2 || other.size > bodySize * 1.1 + 0.5) continue
+        if (bandOf(other, page.height) !== band) continue
+        const overlap = Math.min(other.bottom, block.bottom) - Math.max(other.top, block.top)
+        if (overlap > 0.5 * Math.min(other.bottom - other.top, block.bottom - block.top)) other.kind = band === "top" ? "page_header" : "page_footer"
+      }
       continue
     }
     // Running heads are set no larger than the body; a big line at the top of every page is a heading.

@@ -141,6 +141,17 @@ const withoutOverprint = (runs: ReadonlyArray<TextRun>): ReadonlyArray<TextRun> 
   return dropped ? kept : runs
 }
 
+/** Section numbers and caption labels ("5.1", "A.2.", "Table 3.") set apart by a quad from their title. */
+const LABEL = /^(?:\d+(?:\.\d+)+\.?|\d+\.|[A-Z]\.(?:\d+\.?)*|[IVX]+\.|(?:table|tab\.|fig\.|figure|listing|algorithm)\s*\d+[.:]?)$/i
+
+/** Whether a wide gap still belongs inside one fragment: a list marker or a label before its text. */
+const keepsTogether = (fragment: ReadonlyArray<TextRun>, next: TextRun, gap: number, size: number): boolean => {
+  if (fragment.length > 3 || gap > 5 * size) return false
+  const text = joinRuns(fragment)
+  if (LONE_MARKER.test(text)) return true
+  return gap < 3 * size && LABEL.test(text) && /^\p{Lu}/u.test(next.text.trimStart()) && Math.abs(next.size - fragment[0].size) < 0.5
+}
+
 /** Groups the page's runs into line fragments, top to bottom, then left to right. */
 export const buildLines = (input: ReadonlyArray<TextRun>): Array<Line> => {
   const runs = withoutOverprint(input)
@@ -183,9 +194,8 @@ export const buildLines = (input: ReadonlyArray<TextRun>): Array<Line> => {
     let right = -Infinity
     for (const run of ordered) {
       const size = Math.max(run.size, fragment.length > 0 ? fragment[fragment.length - 1].size : 0)
-      // A list marker set apart from its text by a tab stays with it.
-      const markerOnly = fragment.length > 0 && LONE_MARKER.test(joinRuns(fragment)) && run.x0 - right < 5 * size
-      if (fragment.length > 0 && run.x0 - right > FRAGMENT_GAP * size && !markerOnly) {
+      const gap = run.x0 - right
+      if (fragment.length > 0 && gap > FRAGMENT_GAP * size && !keepsTogether(fragment, run, gap, size)) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

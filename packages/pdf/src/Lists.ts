@@ -10,7 +10,7 @@ import { LIST_MARKER } from "./Paragraphs.ts"
 const markerWidth = (block: LayoutBlock): number => {
   const text = block.lines[0]?.text ?? ""
   const marker = LIST_MARKER.exec(text)?.[0].trim() ?? ""
-  return /^\(?\d{1,3}[.)]$/.test(marker) ? marker.replace(/^\(/, "").length + 1 : 2
+  return /^\d{1,3}\.$/.test(marker) ? marker.length + 1 : 2
 }
 
 /** Sets `depth` and `indent` on the list items of `ordered` (blocks in reading order). */

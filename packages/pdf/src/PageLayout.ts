@@ -38,7 +38,6 @@ export interface AnalyseOptions {
 
 export const analysePage = (content: PageContent, stats: FontStats, options: AnalyseOptions): PageAnalysis => {
   const lines = buildLines(content.runs)
-  stats.observe(lines)
   let rest = lines
   const tables: Array<LayoutBlock> = []
   if (options.tables) {
@@ -48,6 +47,8 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
     tables.push(...aligned.tables)
     rest = aligned.rest
   }
+  // The body size is measured on running text: table cells are often set smaller.
+  stats.observe(rest)
   const blocks = [...tables, ...groupLines(rest)]
   // Rotated text (margin stamps, vertical labels) is kept, as furniture-like headers, so that it never breaks the body.
   for (const line of rest) if (line.rotated) blocks.push({ kind: "page_header", lines: [line], x0: line.x0, x1: line.x1, top: line.top, bottom: line.bottom, size: line.size })

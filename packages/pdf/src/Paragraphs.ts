@@ -66,9 +66,11 @@ export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
       if (gap > limitFor(line.size)) continue
       const overlap = Math.min(block.x1, line.x1) - Math.max(block.x0, line.x0)
       if (overlap < 0.3 * Math.min(line.x1 - line.x0, block.x1 - block.x0)) continue
-      if (Math.abs(line.size - block.size) > Math.max(0.6, 0.12 * block.size)) continue
+      if (Math.abs(line.size - block.size) > Math.max(0.6, 0.06 * block.size)) continue
       if (line.mono !== last.mono) continue
       if (last.bold !== line.bold && (block.lines.every((l) => l.bold) || line.bold)) continue
+      // An italic line over roman text (or the reverse) is a run-in heading or a quotation: its own block.
+      if (last.italic !== line.italic && block.lines.every((l) => l.italic)) continue
       if (marker && !line.mono) continue
       if (block.kind === "list_item" && line.x0 < block.lines[0].x0 + 0.5 * line.size && !block.lines[0].mono) continue
       // A first-line indent after a finished sentence starts a paragraph.

@@ -101,7 +101,8 @@ const buildGrid = (
   lines: ReadonlyArray<Line>,
   xs: ReadonlyArray<number>,
   ys: ReadonlyArray<number>,
-  hasBorder?: (kind: "v" | "h", row: number, col: number) => boolean
+  hasBorder?: (kind: "v" | "h", row: number, col: number) => boolean,
+  strict = false
 ): TableGrid | undefined => {
   const rows = ys.length - 1
   const cols = xs.length - 1
@@ -150,14 +151,14 @@ const buildGrid = (
     cells.push({ row: e.r0, col: e.c0, rowSpan: e.r1 - e.r0 + 1, colSpan: e.c1 - e.c0 + 1, text: cellText(runsBySlot.get(root) ?? []) })
   }
   cells.sort((a, b) => a.row - b.row || a.col - b.col)
-  return compact({ rows, cols, cells })
+  return compact({ rows, cols, cells }, strict ? 0.6 : 0.45, strict ? 3 : 2)
 }
 
 /**
  * Drops rows and columns with no text (rules drawn twice, spacer rows, decorative frames), then
  * refuses grids that are mostly empty: those are forms or page frames, better read as text.
  */
-const compact = (grid: TableGrid): TableGrid | undefined => {
+const compact = (grid: TableGrid, minFill: number, minRows: number): TableGrid | undefined => {
   const usedRows = new Set<number>()
   const usedCols = new Set<number>()
   for (const c of grid.cells) {
@@ -165,7 +166,7 @@ const compact = (grid: TableGrid): TableGrid | undefined => {
     for (let r = c.row; r < c.row + c.rowSpan; r++) usedRows.add(r)
     for (let k = c.col; k < c.col + c.colSpan; k++) usedCols.add(k)
   }
-  if (usedRows.size < 2 || usedCols.size < 2) return undefined
+  if (usedRows.size < minRows || usedCols.size < 2) return undefined
   const rowMap = new Map<number, number>()
   const colMap = new Map<number, number>()
   for (let r = 0, n = 0; r < grid.rows; r++) if (usedRows.has(r)) rowMap.set(r, n++)
@@ -191,7 +192,7 @@ const compact = (grid: TableGrid): TableGrid | undefined => {
     cells.push({ row, col, rowSpan, colSpan, text: c.text })
   }
   const slots = rowMap.size * colMap.size
-  if (filled < slots * 0.45) return undefined
+  if (filled < slots * minFill) return undefined
   return { rows: rowMap.size, cols: colMap.size, cells }
 }
 
@@ -263,14 +264,19 @@ export const ruledTables = (
     let xs: Array<number>
     let ys: Array<number>
     let spans: ((kind: "v" | "h", row: number, col: number) => boolean) | undefined
+    let textColumns = false
     const vx = cluster(frame.v.filter((r) => r.y1 - r.y0 > 4).map((r) => r.x0), SNAP)
     const hy = cluster(frame.h.map((r) => r.y0), SNAP)
     if (vx.length >= 2 || (vx.length >= 1 && frame.h.length >= 2)) {
       xs = cluster([box.x0, ...vx, box.x1], SNAP)
     } else {
+      // Columns from the text: only for the "booktabs" shape (three or more rules across the frame).
+      const across = frame.h.filter((r) => r.x1 - r.x0 >= 0.8 * (box.x1 - box.x0)).length
+      if (across < 3) continue
       const cuts = columnsFromText(inFrame)
       if (cuts.length === 0) continue
       xs = [box.x0, ...cuts, box.x1]
+      textColumns = true
     }
     const rowsOfText = textRows(inFrame)
     const innerH = hy.filter((y) => y > box.top + SNAP && y < box.bottom - SNAP)
@@ -291,7 +297,7 @@ export const ruledTables = (
       }
       ys.push(box.bottom)
     }
-    const grid = buildGrid(inFrame, xs, ys, spans)
+    const grid = buildGrid(inFrame, xs, ys, spans, textColumns)
     if (grid === undefined) continue
     // An empty column means the columns were guessed wrong.
     const usedCols = new Set(grid.cells.filter((c) => c.text.length > 0).map((c) => c.col))
@@ -327,7 +333,8 @@ export const alignedTables = (lines: ReadonlyArray<Line>): { tables: Array<Layou
       ys.push((Math.max(...candidate[i - 1].map((l) => l.bottom)) + Math.min(...candidate[i].map((l) => l.top))) / 2)
     }
     ys.push(Math.max(...candidate[candidate.length - 1].map((l) => l.bottom)))
-    const grid = buildGrid(all, [x0, ...cuts, x1], ys)
+    // Without rules only a well-filled grid is believed: labels scattered over a diagram also align.
+    const grid = buildGrid(all, [x0, ...cuts, x1], ys, undefined, true)
     if (grid === undefined) return
     tables.push(tableBlock(all, grid))
     for (const l of all) taken.add(l)

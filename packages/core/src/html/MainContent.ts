@@ -105,7 +105,7 @@ export const singleNodeContent = (page: Page, keepComments = false): Root | unde
 }
 
 /** The multi-block path: the page minus its chrome and boilerplate blocks. */
-export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root => {
+export const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = false): Root => {
   const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments, chromeOnly: true })
   const stats = computeStats(pruned)
   let total = 0
@@ -122,7 +122,7 @@ export const boilerplateOnlyContent = (page: Page, keepComments: boolean): Root 
   })
   const kept = rootOf(region !== undefined ? [region] : withoutDoctype(pruned.children))
   // in a thread, link blocks are navigation; on other pages they may be the listing itself
-  return keepComments ? dropLinkFarms(kept, stats, region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total) : kept
+  return thread ? dropLinkFarms(kept, stats, region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total) : kept
 }
 
 const FARM_TAGS = new Set(["div", "section", "ul", "ol", "nav", "table", "aside", "dl", "footer", "header", "p", "span"])
@@ -140,7 +140,7 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
   const hints = options?.hints ?? readHints(root, options?.url)
   const page = analysePage(root, hints.noscript)
   // forum threads: every post is content, so keep the page minus chrome, comments included
-  if (hints.kind === "forum") return boilerplateOnlyContent(page, true)
+  if (hints.kind === "forum") return boilerplateOnlyContent(page, true, true)
   const article = singleNodeContent(page)
   const articleChars = article === undefined ? 0 : charsOf(article)
   if (article !== undefined && articleChars >= 250) {

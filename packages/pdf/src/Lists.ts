@@ -15,20 +15,23 @@ const markerWidth = (block: LayoutBlock): number => {
 
 /** Sets `depth` and `indent` on the list items of `ordered` (blocks in reading order). */
 export const nestLists = (ordered: ReadonlyArray<LayoutBlock>): void => {
-  let stack: Array<{ x0: number; indent: number; width: number }> = []
+  let stack: Array<{ x0: number; top: number; indent: number; width: number }> = []
   for (const block of ordered) {
     if (block.kind !== "list_item") {
       if (block.kind !== "page_header" && block.kind !== "page_footer" && block.kind !== "page_number") stack = []
       continue
     }
     const tolerance = 0.8 * block.size
+    // A jump up the page or far to the right is a new column: the list starts afresh there.
+    const last = stack[stack.length - 1]
+    if (last !== undefined && (block.top < last.top - block.size || block.x0 > last.x0 + 8 * block.size)) stack = []
     while (stack.length > 0 && block.x0 < stack[stack.length - 1].x0 - tolerance) stack.pop()
     const top = stack[stack.length - 1]
     if (top !== undefined && Math.abs(block.x0 - top.x0) <= tolerance) {
-      stack[stack.length - 1] = { x0: top.x0, indent: top.indent, width: markerWidth(block) }
+      stack[stack.length - 1] = { x0: top.x0, top: block.top, indent: top.indent, width: markerWidth(block) }
     } else {
       const indent = top === undefined ? 0 : top.indent + top.width
-      stack.push({ x0: block.x0, indent, width: markerWidth(block) })
+      stack.push({ x0: block.x0, top: block.top, indent, width: markerWidth(block) })
     }
     block.depth = stack.length - 1
     block.indent = stack[stack.length - 1].indent

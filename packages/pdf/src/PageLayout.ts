@@ -43,7 +43,7 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
   if (options.tables) {
     const ruled = ruledTables(rest, content.rules, content)
     tables.push(...ruled.tables)
-    const aligned = alignedTables(ruled.rest)
+    const aligned = alignedTables(ruled.rest, content.width)
     tables.push(...aligned.tables)
     rest = aligned.rest
   }

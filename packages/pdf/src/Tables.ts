@@ -309,8 +309,72 @@ export const ruledTables = (
   return { tables, rest }
 }
 
-/** Unruled tables from text alignment over consecutive multi-fragment rows. */
-export const alignedTables = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+/**
+ * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
+ * tables are looked for inside each column, so that a column of prose beside a table never
+ * becomes the table's first column.
+ */
+export const pageGutters = (lines: ReadonlyArray<Line>, width: number): Array<number> => {
+  const BIN = 2
+  const bins = Math.max(1, Math.ceil(width / BIN))
+  const covered = new Float64Array(bins)
+  let top = Infinity, bottom = -Infinity
+  for (const l of lines) {
+    if (l.rotated) continue
+    top = Math.min(top, l.top); bottom = Math.max(bottom, l.bottom)
+    const h = l.bottom - l.top
+    for (let b = Math.max(0, Math.floor(l.x0 / BIN)); b <= Math.min(bins - 1, Math.floor(l.x1 / BIN)); b++) covered[b] += h
+  }
+  const total = bottom - top
+  if (!(total > 0)) return []
+  const gutters: Array<number> = []
+  let start = -1
+  for (let b = 0; b <= bins; b++) {
+    const empty = b < bins && covered[b] <= total * 0.04
+    if (empty && start < 0) start = b
+    if (!empty && start >= 0) {
+      const x0 = start * BIN, x1 = b * BIN
+      if (x1 - x0 >= 8 && start > 0 && b < bins) {
+        const mid = (x0 + x1) / 2
+        // Both sides must be columns of running text, not the last column of a table.
+        const side = (keep: (l: Line) => boolean) => {
+          const own = lines.filter((l) => !l.rotated && keep(l))
+          let chars = 0, lo = Infinity, hi = -Infinity
+          for (const l of own) { chars += l.text.length; lo = Math.min(lo, l.top); hi = Math.max(hi, l.bottom) }
+          return own.length >= lines.length * 0.15 && chars / Math.max(1, own.length) >= 15 && hi - lo >= total * 0.5
+        }
+        if (side((l) => l.x1 <= mid) && side((l) => l.x0 >= mid)) gutters.push(mid)
+      }
+      start = -1
+    }
+  }
+  return gutters
+}
+
+/** Unruled tables from text alignment, looked for column by column. */
+export const alignedTables = (lines: ReadonlyArray<Line>, width: number): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  const gutters = pageGutters(lines, width)
+  if (gutters.length === 0) return alignedTablesIn(lines)
+  const regions: Array<Array<Line>> = Array.from({ length: gutters.length + 1 }, () => [])
+  const crossing: Array<Line> = []
+  for (const line of lines) {
+    const left = gutters.filter((g) => line.x1 <= g).length
+    const right = gutters.filter((g) => line.x0 >= g).length
+    // A line crossing a gutter (a title, a footer) belongs to no column.
+    if (left + right < gutters.length) crossing.push(line)
+    else regions[gutters.length - left].push(line)
+  }
+  const tables: Array<LayoutBlock> = []
+  const rest: Array<Line> = [...crossing]
+  for (const region of regions) {
+    const found = alignedTablesIn(region)
+    tables.push(...found.tables)
+    rest.push(...found.rest)
+  }
+  return { tables, rest }
+}
+
+const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
   const rows = textRows(lines.filter((l) => !l.rotated))
   const tables: Array<LayoutBlock> = []
   const taken = new Set<Line>()

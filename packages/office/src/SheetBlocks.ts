@@ -23,7 +23,7 @@ export interface SheetData {
 
 /** Escapes text of a cell that would otherwise be read as emphasis or code. */
 export const escapeCell = (text: string): string =>
-  text
+  !/[*`_]/.test(text) ? text : text
     .replace(/[*`]/g, (c) => `\\${c}`)
     .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (m) => m.replace("_", "\\_"))
 
@@ -61,47 +61,70 @@ export const sheetBlocks = (sheet: SheetData, source: string): Array<Block> => {
  * not make a table; merged ranges
  * counting as filled), as bounding boxes with overlapping boxes merged, in reading order.
  */
+/** More separate regions than this and the sheet is one table: scattered cells are not many tables. */
+const maxRegions = 200
+
 const regions = (sheet: SheetData): Array<CellRange> => {
   let width = 0
   for (const row of sheet.rows) if (row !== undefined) width = Math.max(width, row.length)
-  const stride = width + 2
-  const filled = new Set<number>()
+  const height = sheet.rows.length
+  if (width === 0 || height === 0) return []
+  // Dense sheets (the common case) get a typed-array grid; huge sparse ones a set of keys.
+  const dense = height * width <= 16_000_000
+  const grid = dense ? new Uint8Array(height * width) : undefined
+  const sparse = dense ? undefined : new Set<number>()
+  const mark = (k: number) => (grid !== undefined ? (grid[k] = 1) : sparse!.add(k))
+  const isFilled = (k: number) => (grid !== undefined ? grid[k] === 1 : sparse!.has(k))
+  let all: CellRange | undefined
   sheet.rows.forEach((row, r) => {
     row?.forEach((v, c) => {
-      if (!isBlank(v)) filled.add(r * stride + c)
+      if (isBlank(v)) return
+      mark(r * width + c)
+      all = all === undefined ? { r0: r, c0: c, r1: r, c1: c } : { r0: Math.min(all.r0, r), c0: Math.min(all.c0, c), r1: Math.max(all.r1, r), c1: Math.max(all.c1, c) }
     })
   })
+  if (all === undefined) return []
   for (const m of sheet.merges) {
-    if (!filled.has(m.r0 * stride + m.c0)) continue
-    for (let r = m.r0; r <= m.r1 && r < sheet.rows.length; r++) for (let c = m.c0; c <= m.c1 && c < width; c++) filled.add(r * stride + c)
+    if (m.r0 >= height || m.c0 >= width || !isFilled(m.r0 * width + m.c0)) continue
+    for (let r = m.r0; r <= m.r1 && r < height; r++) for (let c = m.c0; c <= m.c1 && c < width; c++) mark(r * width + c)
   }
-  const seen = new Set<number>()
+  const seen = grid !== undefined ? new Uint8Array(height * width) : undefined
+  const seenSet = grid !== undefined ? undefined : new Set<number>()
+  const visit = (k: number): boolean => {
+    if (seen !== undefined) {
+      if (seen[k] === 1) return false
+      seen[k] = 1
+      return true
+    }
+    if (seenSet!.has(k)) return false
+    seenSet!.add(k)
+    return true
+  }
   let boxes: Array<{ r0: number; c0: number; r1: number; c1: number }> = []
-  for (const start of filled) {
-    if (seen.has(start)) continue
-    seen.add(start)
+  const queue: Array<number> = []
+  const starts = grid !== undefined ? undefined : [...sparse!]
+  const total = grid !== undefined ? grid.length : starts!.length
+  for (let i = 0; i < total; i++) {
+    const start = grid !== undefined ? i : starts![i]
+    if ((grid !== undefined && grid[start] === 0) || !visit(start)) continue
     const box = { r0: Infinity, c0: Infinity, r1: -1, c1: -1 }
-    const queue = [start]
+    queue.push(start)
     while (queue.length > 0) {
       const key = queue.pop()!
-      const r = Math.floor(key / stride)
-      const c = key % stride
-      box.r0 = Math.min(box.r0, r)
-      box.r1 = Math.max(box.r1, r)
-      box.c0 = Math.min(box.c0, c)
-      box.c1 = Math.max(box.c1, c)
-      for (let dr = -1; dr <= 1; dr++) {
-        for (let dc = -1; dc <= 1; dc++) {
-          if ((dr !== 0 && dc !== 0) || c + dc < 0 || c + dc >= width) continue
-          const next = key + dr * stride + dc
-          if (filled.has(next) && !seen.has(next)) {
-            seen.add(next)
-            queue.push(next)
-          }
-        }
-      }
+      const r = Math.floor(key / width)
+      const c = key - r * width
+      if (r < box.r0) box.r0 = r
+      if (r > box.r1) box.r1 = r
+      if (c < box.c0) box.c0 = c
+      if (c > box.c1) box.c1 = c
+      // Edge neighbours only: cells touching at a corner are not one table.
+      if (c > 0 && isFilled(key - 1) && visit(key - 1)) queue.push(key - 1)
+      if (c < width - 1 && isFilled(key + 1) && visit(key + 1)) queue.push(key + 1)
+      if (r > 0 && isFilled(key - width) && visit(key - width)) queue.push(key - width)
+      if (r < height - 1 && isFilled(key + width) && visit(key + width)) queue.push(key + width)
     }
     boxes.push(box)
+    if (boxes.length > maxRegions) return [all]
   }
   // Boxes whose rectangles overlap would print the same cells twice: merge them.
   let changed = true

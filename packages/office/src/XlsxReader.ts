@@ -12,7 +12,8 @@ import { imageMarkdown } from "./MarkdownText.ts"
 import { corrupt, limitExceeded } from "./Failure.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
-import { parseCellRef, parseRange, sheetBlocks, type CellRange } from "./SheetBlocks.ts"
+import { parseRange, sheetBlocks, type CellRange } from "./SheetBlocks.ts"
+import { scanSheet, type ScannedCell } from "./SheetScanner.ts"
 import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relationshipId, relsPartOf, textOf, type XmlElement } from "./Xml.ts"
 
@@ -81,9 +82,8 @@ export const readXlsx = (bytes: Uint8Array, format: string): ParsedDocument => {
     strings ??= sharedStrings(zip, relOf("/sharedStrings"))
     formats ??= numberFormats(zip, relOf("/styles"))
     const xml = sheet.part === undefined ? undefined : zip.text(sheet.part)
-    const root = xml === undefined ? undefined : parseXml(xml)
     // Chartsheets have no sheetData: they are only their drawing.
-    const data = root === undefined || child(root, "sheetData") === undefined ? { rows: [], merges: [] } : readSheet(root, strings, formats, date1904, format)
+    const data = xml === undefined || !xml.includes("sheetData") ? { rows: [], merges: [] } : readSheet(xml, strings, formats, date1904, format)
     const blocks = sheetBlocks({ name: sheet.name, ...data }, "xlsx")
     if (sheet.part !== undefined) {
       blocks.push(...drawingBlocks(zip, sheet.part))
@@ -118,7 +118,7 @@ const drawingBlocks = (zip: ZipArchive, sheetPart: string): Array<Block> => {
 }
 
 const readSheet = (
-  root: XmlElement,
+  xml: string,
   strings: ReadonlyArray<string>,
   formats: ReadonlyArray<string | undefined>,
   date1904: boolean,
@@ -126,47 +126,34 @@ const readSheet = (
 ): { rows: Array<Array<string | undefined>>; merges: Array<CellRange> } => {
   const rows: Array<Array<string | undefined>> = []
   let cells = 0
-  let rowIndex = -1
-  for (const row of childrenNamed(child(root, "sheetData"), "row")) {
-    rowIndex = row.attrs.r !== undefined ? Number(row.attrs.r) - 1 : rowIndex + 1
-    if (!(rowIndex >= 0) || rowIndex >= maxRows) continue
-    let colIndex = -1
-    for (const c of childrenNamed(row, "c")) {
-      const ref = c.attrs.r === undefined ? undefined : parseCellRef(c.attrs.r)
-      colIndex = ref?.col ?? colIndex + 1
-      if (colIndex >= maxCols) continue
-      const text = cellText(c, strings, formats, date1904)
-      if (text === undefined || text.length === 0) continue
-      if (++cells > maxCells) throw limitExceeded(format, `a sheet has more than ${maxCells} cells`)
-      ;(rows[rowIndex] ??= [])[colIndex] = text
-    }
-  }
-  const merges = descendants(child(root, "mergeCells") ?? root, "mergeCell")
-    .map((m) => parseRange(m.attrs.ref ?? ""))
-    .filter((m): m is CellRange => m !== undefined)
+  const mergeRefs = scanSheet(xml, (cell) => {
+    if (cell.row >= maxRows || cell.col >= maxCols || cell.col < 0) return
+    const text = cellText(cell, strings, formats, date1904)
+    if (text.length === 0) return
+    if (++cells > maxCells) throw limitExceeded(format, `a sheet has more than ${maxCells} cells`)
+    ;(rows[cell.row] ??= [])[cell.col] = text
+  })
+  const merges = mergeRefs.map(parseRange).filter((m): m is CellRange => m !== undefined)
   return { rows, merges }
 }
 
-const cellText = (c: XmlElement, strings: ReadonlyArray<string>, formats: ReadonlyArray<string | undefined>, date1904: boolean): string | undefined => {
-  const type = c.attrs.t ?? "n"
-  if (type === "inlineStr") return descendants(child(c, "is") ?? c, "t").map(textOf).join("")
-  const v = child(c, "v")
-  if (v === undefined) return undefined
-  const raw = textOf(v)
-  switch (type) {
+const cellText = (cell: ScannedCell, strings: ReadonlyArray<string>, formats: ReadonlyArray<string | undefined>, date1904: boolean): string => {
+  const raw = cell.value ?? ""
+  switch (cell.type) {
+    case "inlineStr":
+    case "str":
+    case "e":
+      return raw
     case "s":
       return strings[Number(raw)] ?? ""
     case "b":
       return raw === "1" ? "TRUE" : "FALSE"
-    case "str":
-    case "e":
-      return raw
     case "d":
       return raw.replace(/T00:00:00(?:\.000)?Z?$/, "")
     default: {
       const value = Number(raw)
-      if (!Number.isFinite(value)) return raw
-      return formatNumber(value, formats[Number(c.attrs.s ?? 0)], date1904)
+      if (raw.length === 0 || !Number.isFinite(value)) return raw
+      return formatNumber(value, formats[cell.style], date1904)
     }
   }
 }

@@ -15,6 +15,7 @@ import { nestLists } from "./Lists.ts"
 import type { PageContent } from "./PageContent.ts"
 import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
+import { mirrorGrid } from "./TableGrid.ts"
 import { alignedTables, ruledTables } from "./Tables.ts"
 
 export interface PageAnalysis {
@@ -96,6 +97,7 @@ export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAna
   nestLists(ordered)
   const blocks: Array<Block> = []
   for (const block of ordered) {
+    if (page.rtl && block.table !== undefined) block.table = mirrorGrid(block.table)
     const content = blockMarkdown(block)
     if (content.length === 0) continue
     blocks.push(makeBlock(block.kind, content, {

@@ -49,5 +49,14 @@ const html = (grid: TableGrid): string => {
   return parts.join("")
 }
 
+/** The same grid read right to left (columns mirrored), for right-to-left pages. */
+export const mirrorGrid = (grid: TableGrid): TableGrid => ({
+  rows: grid.rows,
+  cols: grid.cols,
+  cells: grid.cells
+    .map((c) => ({ ...c, col: grid.cols - c.col - c.colSpan }))
+    .sort((a, b) => a.row - b.row || a.col - b.col)
+})
+
 /** The table's markdown fragment. */
 export const tableMarkdown = (grid: TableGrid): string => (hasSpans(grid) ? html(grid) : gfm(grid))

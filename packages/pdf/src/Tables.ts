@@ -79,6 +79,12 @@ const textRows = (lines: ReadonlyArray<Line>): Array<Array<Line>> => {
   return rows.map((r) => r.lines)
 }
 
+/** One visual line of a cell, in its reading direction. */
+const joinLine = (runs: Array<TextRun>): string => {
+  const rtl = runs.filter((r) => r.rtl).reduce((n, r) => n + r.text.length, 0) > runs.reduce((n, r) => n + r.text.length, 0) / 2
+  return joinRuns(runs.sort(rtl ? (a, b) => b.x1 - a.x1 : (a, b) => a.x0 - b.x0), rtl)
+}
+
 const cellText = (runs: Array<TextRun>): string => {
   if (runs.length === 0) return ""
   runs.sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)
@@ -87,12 +93,12 @@ const cellText = (runs: Array<TextRun>): string => {
   for (const run of runs) {
     const last = current[current.length - 1]
     if (last !== undefined && Math.abs(run.baseline - last.baseline) > 0.5 * Math.min(run.size, last.size)) {
-      parts.push(joinRuns(current.sort((a, b) => a.x0 - b.x0)))
+      parts.push(joinLine(current))
       current = []
     }
     current.push(run)
   }
-  parts.push(joinRuns(current.sort((a, b) => a.x0 - b.x0)))
+  parts.push(joinLine(current))
   return parts.join(" ").replace(/(\w)- (\p{Ll})/gu, "$1$2")
 }
 

@@ -59,6 +59,8 @@ describe("pdfReader", () => {
   it.effect("the page stream is lazy: taking the first page of a long document is quick", () =>
     Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => pages(120))
+      // Warm up (module loading, JIT, fonts) so that the two timings compare the work alone.
+      yield* readAll(bytes, { maxPages: 5 })
       const t0 = Date.now()
       const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 30_000 } })
       const first = yield* Stream.runCollect(Stream.take(result.pages, 1))
@@ -69,7 +71,7 @@ describe("pdfReader", () => {
       const again = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 30_000 } })
       const count = yield* Stream.runCount(again.pages)
       assert.strictEqual(count, 120)
-      assert.isBelow(firstMs, Date.now() - t1, "one page should cost less than all of them")
+      assert.isBelow(firstMs * 3, Date.now() - t1, "the first page must not cost as much as all 120")
     }))
 
   it.effect("a passed deadline fails with Timeout", () =>

@@ -120,9 +120,33 @@ export const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread
     }
     return true
   })
+  // otherwise the smallest block that holds nearly all of the prose: what lies outside it is
+  // leftover chrome without telling class names
+  if (region === undefined) region = proseRegion(pruned, stats, 0.9)
   const kept = rootOf(region !== undefined ? [region] : withoutDoctype(pruned.children))
   // in a thread, link blocks are navigation; on other pages they may be the listing itself
   return thread ? dropLinkFarms(kept, stats, region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total) : kept
+}
+
+const proseRegion = (root: Root | Element, stats: Map<Element, Stats>, share: number): Element | undefined => {
+  let prose = 0
+  for (const child of root.children) if (child.type === "element") prose += (stats.get(child) ?? EMPTY_STATS).proseChars
+  if (prose === 0) return undefined
+  let node: Root | Element = root
+  let found: Element | undefined
+  // descend while one child still holds the required share of the prose
+  for (;;) {
+    let next: Element | undefined
+    for (const child of node.children) {
+      if (child.type === "element" && (stats.get(child) ?? EMPTY_STATS).proseChars >= prose * share) {
+        next = child
+        break
+      }
+    }
+    if (next === undefined) return found
+    found = next
+    node = next
+  }
 }
 
 const FARM_TAGS = new Set(["div", "section", "ul", "ol", "nav", "table", "aside", "dl", "footer", "header", "p", "span"])

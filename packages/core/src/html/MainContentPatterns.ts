@@ -45,6 +45,10 @@ export const CHROME_CLASS =
 export const FORUM_CHROME =
   /(?:^|[\s_-])(?:signature|usertitle|userbanner|userextras|userstats|user-?stats|postprofile|profile-?icons|postfoot|post-?footer|postcontrols|post-?controls|post-?menu|post-?actions|memberaction|reactions?|reactionsbar|notices?|announcements?|guest-?teaser|cguestteaser|dropdown-container|pagenav|pagenavlinkgroup|block-outer|structitem|feedlinks|brdmenu|brdheader|quote-?icon|action-?bar|actionbar|topic-?map|topic-?footer-?buttons|timeline|similar-?threads|breadcrumb)(?:$|[\s_-])/
 
+/** Chrome tokens no content-like token rescues ("related products entry-section" is still related). */
+export const STRONG_CHROME =
+  /(?:^|[\s_-])(?:related|upsells?|up-sells?|cross-?sells?|crosssells?|also-?like|you-?may-?also-?like|recommended|newsletter|share|sharing|social|breadcrumbs?|pagination|pager|sidebar|side-?bar|navbar|navigation)(?:$|[\s_-])/
+
 /** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
 export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
 
@@ -94,5 +98,6 @@ export const isUnlikely = (element: Element, pattern: RegExp = UNLIKELY, rescue 
   const role = attr(element, "role")
   if (role !== undefined && CHROME_ROLES.has(role)) return true
   if (s === "") return false
-  return pattern.test(s) && !(rescue && MAYBE.test(s))
+  if (!pattern.test(s)) return false
+  return !rescue || STRONG_CHROME.test(s) || !MAYBE.test(s)
 }

@@ -195,7 +195,9 @@ export const buildLines = (input: ReadonlyArray<TextRun>): Array<Line> => {
     for (const run of ordered) {
       const size = Math.max(run.size, fragment.length > 0 ? fragment[fragment.length - 1].size : 0)
       const gap = run.x0 - right
-      if (fragment.length > 0 && gap > FRAGMENT_GAP * size && !keepsTogether(fragment, run, gap, size)) {
+      // Justified Arabic stretches its word gaps (kashida): right-to-left runs tolerate wider ones.
+      const limit = run.rtl && fragment[fragment.length - 1]?.rtl ? 2.5 * FRAGMENT_GAP : FRAGMENT_GAP
+      if (fragment.length > 0 && gap > limit * size && !keepsTogether(fragment, run, gap, size)) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

@@ -1,0 +1,29 @@
+/**
+ * Reads a long document page by page with the `Pipeline` service's `parseStream`: each page's
+ * markdown is printed as soon as it is ready, and nothing keeps the whole document in memory.
+ */
+import { Pipeline } from "@strata/core"
+import { Effect, Stream } from "effect"
+import { readFile } from "node:fs/promises"
+import { basename } from "node:path"
+import { StrataLive } from "strata"
+
+const file = process.argv[2]
+if (file === undefined) {
+  console.error("usage: node examples/stream-pages.ts <file>")
+  process.exit(2)
+}
+const bytes = new Uint8Array(await readFile(file))
+
+const program = Pipeline.use((pipeline) =>
+  pipeline.parseStream({ bytes, fileName: basename(file) }, { parsers: [{ type: "pdf", pageMarkers: true }] }).pipe(
+    Stream.runForEach((event) =>
+      Effect.sync(() => {
+        if (event.type === "page") process.stdout.write(event.chunk)
+        else process.stdout.write(`\n\n(${String((event.data.metadata as { numPages?: number }).numPages)} pages)\n`)
+      })
+    )
+  )
+)
+
+await Effect.runPromise(program.pipe(Effect.provide(StrataLive)))

@@ -8,7 +8,8 @@ import { readPptx } from "./PptxReader.ts"
 import { readOdp, readOds, readOdt } from "./OdfReaders.ts"
 import { readEpub } from "./EpubReader.ts"
 import { readRtf } from "./RtfReader.ts"
-import { convertWithLibreOffice } from "./LibreOffice.ts"
+import { convertWithLibreOffice, findSoffice } from "./LibreOffice.ts"
+import { word97Blocks, word97Characters, word97Footnotes } from "./Word97Text.ts"
 import { readWithSheetJs } from "./SheetJsReader.ts"
 
 export const docxReader: Reader = makeReader("docx", ["docx", "docm"], (request) => {
@@ -40,6 +41,13 @@ export const rtfReader: Reader = makeReader("rtf", ["rtf"], (request) => {
 
 /** Legacy Word and PowerPoint binaries: LibreOffice converts, our OOXML readers read. */
 export const legacyReader: Reader = makeReader("legacy", ["doc", "ppt"], async (request) => {
+  // Without LibreOffice a Word 97 file still gives its text and tables.
+  if (request.format === "doc" && findSoffice() === null) {
+    const text = word97Characters(request.bytes, request.format)
+    const blocks = [...word97Blocks(text.main), ...word97Footnotes(text.footnotes)]
+    const warning = { severity: "warning" as const, code: "doc_text_only", message: "LibreOffice is not installed: the .doc was read as text and tables only (no headings, lists or emphasis)" }
+    return { info: { metadata: {} }, pages: [() => page(1, blocks, { diagnostics: [warning] })] }
+  }
   const to = request.format === "doc" ? "docx" : "pptx"
   const converted = await convertWithLibreOffice(request.bytes, { format: request.format, to, deadline: request.options.deadline })
   if (to === "pptx") return readPptx(converted, request.format)

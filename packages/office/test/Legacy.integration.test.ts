@@ -2,7 +2,8 @@
  * Legacy .doc and .ppt through LibreOffice headless: the fixtures are our generated .docx and
  * .pptx, converted to the legacy formats by LibreOffice itself, then read back by the legacy
  * reader (LibreOffice again, to OOXML, then our readers). CI installs LibreOffice (.ci/run);
- * without it these tests check the MissingComponent error instead.
+ * without it these tests check the MissingComponent error instead (LegacyMissing.test.ts covers
+ * the text-only .doc fallback).
  */
 import { describe, expect, it } from "vitest"
 import { readdirSync } from "node:fs"
@@ -52,7 +53,7 @@ describe.runIf(installed)("legacy formats with LibreOffice", () => {
 
 describe.runIf(!installed)("legacy formats without LibreOffice", () => {
   it("names the missing component", async () => {
-    const error = await readFailure(new Uint8Array([0xd0, 0xcf, 0x11, 0xe0]), "doc")
+    const error = await readFailure(new Uint8Array([0xd0, 0xcf, 0x11, 0xe0]), "ppt")
     expect(error.reason._tag).toBe("MissingComponent")
     expect(error.reason.message).toContain("LibreOffice")
   })

@@ -48,7 +48,7 @@ export const classifyBlocks = (
   }
   for (const block of blocks) {
     // Footnotes: smaller than the body, low on the page, opening with a note mark.
-    if ((block.kind === "list_item" || block.kind === "text") && block.size < body * 0.92 && block.top > page.height * 0.55 &&
+    if ((block.kind === "list_item" || block.kind === "text" || block.kind === "code") && block.size < body * 0.92 && block.top > page.height * 0.55 &&
       FOOTNOTE.test(textOf(block))) {
       block.kind = "footnote"
       continue

@@ -10,6 +10,8 @@ export interface FontInfo {
   readonly italic: boolean
   readonly mono: boolean
   readonly math: boolean
+  /** Symbol fonts (dingbats): a single glyph from one is a bullet, whatever letter it maps to. */
+  readonly symbol: boolean
 }
 
 // TeX font names: CM/EC/LM families ("SFBX1000" bold extended, "CMTI10" italic, "SFTT1000" typewriter).
@@ -17,6 +19,8 @@ const BOLD = /bold|black|heavy|semibold|demibold|demi\b|[-,]bd\b|[-,]bl\b|extrab
 const ITALIC = /italic|oblique|[-,]it\b|^(?:cm|sf|ec|lm)(?:ti|sl|bxti|bxsl|ssi)\d|-regulari$|-boldi$/i
 const MONO = /courier|consol|monaco|menlo|mono|fixed|typewriter|sourcecode|source code|firacode|fira code|jetbrains|inconsolata|^(?:cm|sf|ec|lm)(?:tt|itt|sltt|vtt)\d|lucidaconsole|andale/i
 const MATH = /^(cmmi|cmsy|cmex|msbm|msam|stix|cambriamath|cambria math|mathematicalpi|symbol|eusm|rsfs|esint|txsy|pxsy)/i
+
+const SYMBOL = /dingbat|wingding|webding|zapf|^symbol|symbolmt|marlett/i
 
 const cache = new Map<string, FontInfo>()
 
@@ -31,7 +35,8 @@ export const fontInfoFromName = (rawName: string, fallbackMono: boolean): FontIn
     bold: BOLD.test(name),
     italic: ITALIC.test(name),
     mono: fallbackMono || MONO.test(name),
-    math: MATH.test(name)
+    math: MATH.test(name),
+    symbol: SYMBOL.test(name)
   }
   cache.set(key, info)
   return info

@@ -219,7 +219,11 @@ export const runsFrom = (
     if (!isTextItem(item)) continue
     let text = PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
     // C0 controls are never text; a symbol-font glyph mapped into C1 is kept only as a lone marker (a bullet or box).
-    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ")
+    if (CONTROL.test(text)) {
+      // A glyph that came with control codes from a custom-encoded font, standing alone, is a bullet or box.
+      text = text.replace(CONTROL_ALL, " ")
+      if (text.trim().length === 1) text = "•"
+    }
     if (C1.test(text) && text.trim().length > 1) text = text.replace(C1_ALL, " ")
     if (text.length === 0 || text.trim().length === 0) continue
     for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 0xfffd) unmapped++
@@ -228,6 +232,8 @@ export const runsFrom = (
     const size = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
     if (!(size > 0.5)) continue
     const font = fontOf(doc, page, item.fontName, style.fontFamily)
+    // A lone dingbat ("r", "l", "n" in Wingdings) is a bullet, not a letter.
+    if (font.symbol && text.trim().length === 1 && /[\x21-\x7e\u0080-\u009f\ue000-\uf8ff]/.test(text.trim())) text = "•"
     const ascent = clamp(style.ascent && style.ascent > 0 ? style.ascent : 0.8, 0.5, 1.05)
     const descent = clamp(style.descent && style.descent < 0 ? -style.descent : 0.2, 0, 0.4)
     const horizontal = Math.abs(tx[1]) < 0.05 * Math.abs(tx[0]) && tx[0] > 0 && !style.vertical

@@ -166,6 +166,9 @@ export class DocxBody {
       // Numbered headings ("1.2 Scope") keep the number Word shows.
       const label = num === undefined ? "" : this.numberLabel(num.numId, num.level)
       this.push(makeBlock(heading === 0 ? "title" : "section_header", `${"#".repeat(level)} ${label.length > 0 ? `${label} ` : ""}${text.replace(/\n/g, " ")}`, { source }))
+    } else if (/^[\u2610\u2611\u2612]\s/.test(text)) {
+      // A checkbox content control at the start of a paragraph: a GFM task list item.
+      this.push(makeBlock("list_item", `- [${text.startsWith("\u2610") ? " " : "x"}] ${text.slice(1).trim()}`, { source, depth: 0 }))
     } else if (num !== undefined) {
       this.listItem(num.numId, num.level, text)
     } else {

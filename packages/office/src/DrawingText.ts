@@ -46,6 +46,7 @@ export const textBodyInline = (body: XmlElement | undefined, rels: Map<string, R
 export const textBodyBlocks = (body: XmlElement | undefined, options: TextOptions): Array<Block> => {
   const blocks: Array<Block> = []
   const counters: Array<number> = []
+  const widths: Array<number> = []
   for (const p of childrenNamed(body, "p")) {
     const text = finishParagraph(renderRuns(paragraphRuns(p, options.rels)))
     if (text.length === 0) continue
@@ -57,6 +58,7 @@ export const textBodyBlocks = (body: XmlElement | undefined, options: TextOption
     const isList = !none && (auto !== undefined || bullet || options.bulletByDefault)
     if (!isList) {
       counters.length = 0
+      widths.length = 0
       blocks.push(makeBlock("text", text.replace(/\n/g, "  \n"), { source: options.source }))
       continue
     }
@@ -67,8 +69,12 @@ export const textBodyBlocks = (body: XmlElement | undefined, options: TextOption
       counters[level] = (counters[level] ?? start - 1) + 1
       marker = `${counters[level]}.`
     } else counters[level] = 0
-    const indent = "  ".repeat(level)
-    blocks.push(makeBlock("list_item", `${indent}${marker} ${text.replace(/\n/g, `\n${indent}  `)}`, { source: options.source, depth: level }))
+    // Nested items indent to the content column of their parents ("- " is 2 wide, "10. " is 4).
+    widths.length = Math.min(widths.length, level)
+    while (widths.length < level) widths.push(2)
+    const indent = " ".repeat(widths.reduce((a, b) => a + b, 0))
+    widths.push(marker.length + 1)
+    blocks.push(makeBlock("list_item", `${indent}${marker} ${text.replace(/\n/g, `\n${indent}${" ".repeat(marker.length + 1)}`)}`, { source: options.source, depth: level }))
   }
   return blocks
 }

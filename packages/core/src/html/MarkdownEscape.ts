@@ -12,20 +12,22 @@ const isSpace = (c: string | undefined): boolean => c === undefined || c === " "
 const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c)
 
 /**
- * A `*` or `_` that could be emphasis is written as a placeholder first: one alone in its
- * paragraph can never pair up (`Name*`, `file_`), so it stays unescaped; see `settleEmphasis`.
+ * A `*`, `_` or `~` that could be emphasis is written as a placeholder first: one alone in its
+ * paragraph can never pair up (`Name*`, `file_`, `~100`), so it stays unescaped; see `settleEmphasis`.
  */
 export const MAYBE_STAR = "\uE000"
 export const MAYBE_UNDERSCORE = "\uE001"
+/** GFM strikethrough needs two tildes: one alone (`~100 people`) stays as it is. */
+export const MAYBE_TILDE = "\uE002"
 
 /** Resolves the placeholders of one inline context (a paragraph, heading or table cell). */
 export const settleEmphasis = (markdown: string): string => {
-  if (markdown.indexOf(MAYBE_STAR) === -1 && markdown.indexOf(MAYBE_UNDERSCORE) === -1) return markdown
-  const stars = markdown.split(MAYBE_STAR).length - 1
-  const underscores = markdown.split(MAYBE_UNDERSCORE).length - 1
-  const star = stars === 1 && markdown.indexOf("*") === -1 ? "*" : "\\*"
-  const underscore = underscores === 1 && markdown.indexOf("_") === -1 ? "_" : "\\_"
-  return markdown.replace(/\uE000/g, star).replace(/\uE001/g, underscore)
+  if (!/[\uE000-\uE002]/.test(markdown)) return markdown
+  const count = (c: string) => markdown.split(c).length - 1
+  const star = count(MAYBE_STAR) === 1 && markdown.indexOf("*") === -1 ? "*" : "\\*"
+  const underscore = count(MAYBE_UNDERSCORE) === 1 && markdown.indexOf("_") === -1 ? "_" : "\\_"
+  const tilde = count(MAYBE_TILDE) === 1 && markdown.indexOf("~") === -1 ? "~" : "\\~"
+  return markdown.replace(/\uE000/g, star).replace(/\uE001/g, underscore).replace(/\uE002/g, tilde)
 }
 
 /** Whether the `]` closing the `[` at `open` is followed by what makes a link (or ends the text). */
@@ -44,7 +46,6 @@ const SPECIAL = /[\\*_`[\]<&~]/
  */
 export const escapeText = (text: string, inLabel = false): string => {
   if (!SPECIAL.test(text)) return text
-  const hasTildePair = text.indexOf("~") !== text.lastIndexOf("~")
   let out = ""
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
@@ -52,7 +53,8 @@ export const escapeText = (text: string, inLabel = false): string => {
     const next = text[i + 1]
     switch (c) {
       case "\\":
-        out += next !== undefined && PUNCTUATION.test(next) ? "\\\\" : "\\"
+        // At the end of a text node the next character is unknown (a closing `**`?): double it.
+        out += next === undefined || PUNCTUATION.test(next) ? "\\\\" : "\\"
         break
       case "*":
         out += i > 0 && i < text.length - 1 && isSpace(prev) && isSpace(next) ? "*" : MAYBE_STAR
@@ -70,13 +72,13 @@ export const escapeText = (text: string, inLabel = false): string => {
         out += inLabel || closesLink(text, i) ? "\\[" : "["
         break
       case "<":
-        out += next !== undefined && /[A-Za-z/!?]/.test(next) ? "\\<" : "<"
+        out += next === undefined || /[A-Za-z/!?]/.test(next) ? "\\<" : "<"
         break
       case "&":
         out += /^&#?[A-Za-z0-9]+;/.test(text.slice(i, i + 34)) ? "\\&" : "&"
         break
       case "~":
-        out += hasTildePair ? "\\~" : "~"
+        out += MAYBE_TILDE
         break
       default:
         out += c

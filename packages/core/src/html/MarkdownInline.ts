@@ -5,9 +5,12 @@
  * Markers are opened lazily: `<b> bold </b>` must become ` **bold** `, not `** bold **` (which
  * is no emphasis at all), and `<a href=x></a>` must leave nothing. So an opening marker waits
  * until the first visible content arrives inside it, a pending space is written before the
- * marker, and a closing marker goes before the space that follows it. Where CommonMark's
- * flanking rules would stop a marker from working (`a**(b)**c`), the emphasis is dropped rather
- * than spaces added: the text a reader (or a search) sees must stay the page's text.
+ * marker, and a closing marker goes before the space that follows it.
+ *
+ * Where CommonMark's flanking rules would stop an emphasis from working (`a**(b)**c`), the
+ * emphasis is dropped rather than spaces added: the text a reader (or a search) sees must stay
+ * the page's text. That check runs when the paragraph is finished, on its final characters,
+ * because dropping one pair changes the neighbours of the next.
  */
 import { codeSpan, escapeLineStart, escapeText, settleEmphasis } from "./MarkdownEscape.ts"
 
@@ -15,10 +18,25 @@ interface Marker {
   readonly open: string
   /** Content was written inside (the marker itself may have been suppressed). */
   emitted: boolean
-  /** Not written: CommonMark would not read it as emphasis here, and a space would change the text. */
+  /** Not written: it would have run into a closer of the same character. */
   suppressed: boolean
   /** Where the opening marker was written. */
   at: number
+}
+
+/** A code span written out, `[start, end)`, with its raw code. */
+interface CodeSpan {
+  start: number
+  end: number
+  code: string
+}
+
+/** An emphasis written out: opener at `open`, closer at `close`, both `marker`. */
+interface Pair {
+  readonly marker: string
+  readonly entry: Marker
+  open: number
+  close: number
 }
 
 const WHITESPACE = /[ \t\n\r\f\u00a0]+/g
@@ -27,11 +45,75 @@ const WHITESPACE = /[ \t\n\r\f\u00a0]+/g
  * and characters that never show but split words for search and tokenizers: soft hyphens,
  * zero-width spaces and stray byte-order marks. Joiners (U+200C/D) stay: scripts and emoji need them.
  */
-const PLACEHOLDERS = /[\uE000\uE001\u00ad\u200b\ufeff]/g
+const PLACEHOLDERS = /[\uE000-\uE002\u00ad\u200b\ufeff]/g
 const WORD = /[\p{L}\p{N}]/u
-const isWord = (c: string | undefined): boolean => c !== undefined && WORD.test(c)
-const isPunct = (c: string | undefined): boolean => c !== undefined && c !== " " && c !== "\n" && !WORD.test(c)
+const isSpace = (c: string | undefined): boolean => c === undefined || c === " " || c === "\n"
+const isPunct = (c: string | undefined): boolean => !isSpace(c) && !WORD.test(c!)
 const isEmphasis = (marker: string): boolean => marker === "*" || marker === "**" || marker === "~~"
+
+/** CommonMark's left- and right-flanking rules, as micromark applies them to `*` and `~`. */
+const canOpen = (before: string | undefined, after: string | undefined): boolean =>
+  !isSpace(after) && (!isPunct(after) || isSpace(before) || isPunct(before))
+const canClose = (before: string | undefined, after: string | undefined): boolean =>
+  !isSpace(before) && (!isPunct(before) || isSpace(after) || isPunct(after))
+
+/**
+ * Removes the pairs CommonMark would not read as emphasis, until every remaining one works: a
+ * marker must flank its content, and must not touch a sibling marker of the same character
+ * (`**a****b**`, `~~a~~~~b~~`), which would merge into one delimiter run. `links` (positions of
+ * link openers) and code `spans` move along; a `!` left right before a link is escaped (or the
+ * link would turn into an image) and code spans left touching are joined.
+ */
+const dropBrokenPairs = (text: string, pairs: Array<Pair>, links: Array<number>, spans: Array<CodeSpan>): string => {
+  let out = text
+  const siblingOpensAt = (at: number, char: string) => pairs.some((p) => p.open === at && p.marker[0] === char)
+  const siblingClosesAt = (end: number, char: string) => pairs.some((p) => p.close + p.marker.length === end && p.marker[0] === char)
+  for (let changed = true; changed; ) {
+    changed = false
+    for (let i = 0; i < pairs.length; i++) {
+      const { marker, open, close } = pairs[i]!
+      const length = marker.length
+      const works =
+        canOpen(out[open - 1], out[open + length]) &&
+        canClose(out[close - 1], out[close + length]) &&
+        !siblingClosesAt(open, marker[0]!) &&
+        !siblingOpensAt(close + length, marker[0]!)
+      if (works) continue
+      out = out.slice(0, open) + out.slice(open + length, close) + out.slice(close + length)
+      pairs.splice(i, 1)
+      const shift = (at: number) => at - (at > close ? length : 0) - (at > open ? length : 0)
+      for (const other of pairs) {
+        other.open = shift(other.open)
+        other.close = shift(other.close)
+      }
+      for (let k = 0; k < links.length; k++) links[k] = shift(links[k]!)
+      for (const span of spans) {
+        span.start = shift(span.start)
+        span.end = shift(span.end)
+      }
+      changed = true
+      break
+    }
+  }
+  // Code spans that dropped markers left touching would read as one broken span: join them.
+  for (let k = spans.length - 1; k > 0; k--) {
+    const a = spans[k - 1]!
+    const b = spans[k]!
+    if (a.end !== b.start) continue
+    const joined = codeSpan(a.code + b.code)
+    const delta = joined.length - (b.end - a.start)
+    out = out.slice(0, a.start) + joined + out.slice(b.end)
+    a.code += b.code
+    a.end = a.start + joined.length
+    spans.splice(k, 1)
+    for (let m = 0; m < links.length; m++) if (links[m]! >= b.end) links[m] = links[m]! + delta
+  }
+  for (let k = links.length - 1; k >= 0; k--) {
+    const at = links[k]!
+    if (out[at - 1] === "!" && out[at - 2] !== "\\") out = `${out.slice(0, at - 1)}\\${out.slice(at - 1)}`
+  }
+  return out
+}
 
 export class InlineWriter {
   private out = ""
@@ -39,13 +121,19 @@ export class InlineWriter {
   private pendingBreaks = 0
   private readonly pendingOpen: Array<Marker> = []
   private readonly stack: Array<Marker> = []
+  private readonly pairs: Array<Pair> = []
+  /** Where link openers were written, for the `!` check after pairs are dropped. */
+  private readonly links: Array<number> = []
   private linkDepth = 0
-  /** The emphasis marker just closed and where, so that `<b>a</b><b>b</b>` merges into `**ab**`. */
-  private lastClose: { readonly marker: string; readonly end: number; readonly entry: Marker } | undefined
-  /** The code span just written, so that `<code>a</code><code>b</code>` becomes one span. */
-  private lastCode: { readonly start: number; readonly end: number; readonly code: string } | undefined
-  /** An emphasis just closed after punctuation: a word right after it would stop it closing. */
-  private fragileClose: { readonly open: Marker; readonly closeAt: number; readonly length: number } | undefined
+  /**
+   * Emphasis markers closed back to back at the very end of the output, so that
+   * `<b>a</b><b>b</b>` merges into `**ab**` (and `~~**a**~~~~**b**~~` into `~~**ab**~~`).
+   */
+  private closeTrail: Array<{ readonly marker: string; readonly end: number; readonly entry: Marker }> = []
+  /** Code spans written, so that `<code>a</code><code>b</code>` becomes one span. */
+  private readonly spans: Array<CodeSpan> = []
+  /** The raw code of the span `content` is about to write (set by `code`). */
+  private incomingCode: string | undefined
 
   /** Text from the page: whitespace collapses, markdown syntax characters are escaped. */
   text(value: string): void {
@@ -72,16 +160,8 @@ export class InlineWriter {
       return
     }
     if (collapsed.startsWith(" ")) this.pendingSpace = true
-    const last = this.lastCode
-    if (last !== undefined && last.end === this.out.length && !this.pendingSpace && this.pendingOpen.length === 0 && this.pendingBreaks === 0) {
-      const merged = last.code + trimmed
-      this.out = this.out.slice(0, last.start) + codeSpan(merged)
-      this.lastCode = { start: last.start, end: this.out.length, code: merged }
-    } else {
-      const span = codeSpan(trimmed)
-      this.content(span)
-      this.lastCode = { start: this.out.length - span.length, end: this.out.length, code: trimmed }
-    }
+    this.incomingCode = trimmed
+    this.content(codeSpan(trimmed))
     if (collapsed.endsWith(" ")) this.pendingSpace = true
   }
 
@@ -89,50 +169,63 @@ export class InlineWriter {
   content(markdown: string): void {
     if (markdown === "") return
     const opens = this.pendingOpen
-    const first = opens.length > 0 ? opens[0]!.open[0] : markdown[0]
-    const fragile = this.fragileClose
-    this.fragileClose = undefined
-    if (fragile !== undefined && this.pendingBreaks === 0 && !this.pendingSpace && isWord(first) && fragile.closeAt === this.out.length - fragile.length) {
-      // `**(b)**c` would not close: take both markers out again.
-      const at = fragile.open.at
-      this.out = this.out.slice(0, at) + this.out.slice(at + fragile.open.open.length, fragile.closeAt)
-      this.lastClose = undefined
-      this.lastCode = undefined
+    const touching = this.pendingBreaks === 0 && !this.pendingSpace
+    // Opening markers that would run into the emphasis just closed: the same marker merges;
+    // another one of the same character would blur the delimiter run (`*a***b**`): dropped.
+    let lead = 0
+    const trail = this.closeTrail
+    while (touching && lead < opens.length && trail.length > 0 && trail[trail.length - 1]!.end === this.out.length) {
+      const last = trail[trail.length - 1]!
+      const marker = opens[lead]!
+      if (!isEmphasis(marker.open) || marker.open[0] !== last.marker[0]) break
+      lead++
+      marker.emitted = true
+      if (marker.open === last.marker) {
+        this.out = this.out.slice(0, this.out.length - marker.open.length)
+        marker.at = last.entry.at
+        const index = this.pairs.findIndex((pair) => pair.entry === last.entry)
+        if (index !== -1) this.pairs.splice(index, 1)
+        trail.pop()
+      } else {
+        marker.suppressed = true
+      }
+    }
+    const code = this.incomingCode
+    this.incomingCode = undefined
+    const lastCode = this.spans[this.spans.length - 1]
+    if (code !== undefined && touching && lead === opens.length && lastCode !== undefined && lastCode.end === this.out.length) {
+      // Two code spans back to back would read as one broken span: write them as one.
+      lastCode.code += code
+      this.out = this.out.slice(0, lastCode.start) + codeSpan(lastCode.code)
+      lastCode.end = this.out.length
+      opens.length = 0
+      this.closeTrail = []
+      return
     }
     if (this.pendingBreaks > 0) {
       // A blank line inside a marker would end the paragraph and strand the marker.
       if (this.out !== "") this.out += this.pendingBreaks > 1 && this.stack.length === 0 ? "\n\n" : "  \n"
       this.pendingBreaks = 0
-      this.pendingSpace = false
     } else if (this.pendingSpace) {
       if (this.out !== "" && !this.out.endsWith("\n")) this.out += " "
     }
     this.pendingSpace = false
-    for (let k = 0; k < opens.length; k++) {
+    for (let k = lead; k < opens.length; k++) {
       const marker = opens[k]!
       marker.emitted = true
-      const last = this.lastClose
-      if (last !== undefined && last.marker === marker.open && last.end === this.out.length) {
-        this.out = this.out.slice(0, this.out.length - marker.open.length)
-        marker.at = last.entry.at
-        continue
-      }
-      if (k === 0 && isEmphasis(marker.open)) {
-        const next = k + 1 < opens.length ? opens[k + 1]!.open[0] : markdown[0]
-        if (isWord(this.out[this.out.length - 1]) && isPunct(next)) {
-          marker.suppressed = true
-          continue
-        }
-      }
       marker.at = this.out.length
       // `!` right before a link's `[` would turn it into an image.
-      if (marker.open === "[" && this.out.endsWith("!")) this.out = `${this.out.slice(0, -1)}\\!`
+      if (marker.open === "[") {
+        if (this.out.endsWith("!")) this.out = `${this.out.slice(0, -1)}\\!`
+        marker.at = this.out.length
+        this.links.push(marker.at)
+      }
       this.out += marker.open
     }
     opens.length = 0
-    this.lastClose = undefined
-    this.lastCode = undefined
+    this.closeTrail = []
     this.out += markdown
+    if (code !== undefined) this.spans.push({ start: this.out.length - markdown.length, end: this.out.length, code })
   }
 
   /** A word boundary from layout (a block edge inside inline content). */
@@ -167,23 +260,35 @@ export class InlineWriter {
       return false
     }
     if (entry.suppressed) return true
-    const before = this.out[this.out.length - 1]
     const closeAt = this.out.length
     this.out += closing
-    this.lastClose = closing === entry.open ? { marker: closing, end: this.out.length, entry } : undefined
-    this.fragileClose = isEmphasis(closing) && isPunct(before) ? { open: entry, closeAt, length: closing.length } : undefined
+    if (closing !== entry.open) {
+      this.closeTrail = []
+      return true
+    }
+    this.pairs.push({ marker: closing, entry, open: entry.at, close: closeAt })
+    const trail = this.closeTrail
+    if (trail.length > 0 && trail[trail.length - 1]!.end !== closeAt) trail.length = 0
+    trail.push({ marker: closing, end: this.out.length, entry })
     return true
+  }
+
+  /** The inline markdown with broken emphasis dropped and escape placeholders settled. */
+  private settled(): string {
+    if (this.pairs.length === 0) return settleEmphasis(this.out)
+    const spans = this.spans.map((span) => ({ ...span }))
+    return settleEmphasis(dropBrokenPairs(this.out, this.pairs.map((pair) => ({ ...pair })), [...this.links], spans))
   }
 
   /** The paragraph's markdown, with block markers at line starts escaped. */
   finish(): string {
-    const text = settleEmphasis(this.out)
+    const text = this.settled()
     if (text.indexOf("\n") === -1) return escapeLineStart(text)
     return text.split("\n").map(escapeLineStart).join("\n")
   }
 
   /** The inline markdown on one line (for headings and table cells). */
   finishFlat(): string {
-    return settleEmphasis(this.out).replace(/ *\n+/g, " ").trim()
+    return this.settled().replace(/ *\n+/g, " ").trim()
   }
 }

@@ -56,6 +56,42 @@ describe("escaping", () => {
   })
 })
 
+describe("inline trees", () => {
+  /** Random inline markup and the text a browser would show for it (whitespace collapsed). */
+  interface Inline {
+    readonly html: string
+    readonly text: string
+  }
+  const inline: fc.Arbitrary<Inline> = fc.letrec<{ node: Inline }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.array(fc.constantFrom(..."ab1 *_[]()<>&#!`~|-.\\'".split("")), { maxLength: 6 }).map((cs) => {
+        const text = cs.join("")
+        return { html: escapeHtml(text), text }
+      }),
+      fc.array(fc.constantFrom(..."ab`*_ ".split("")), { minLength: 1, maxLength: 4 }).map((cs) => {
+        const text = cs.join("")
+        return { html: `<code>${escapeHtml(text)}</code>`, text }
+      }),
+      fc.tuple(fc.constantFrom("b", "strong", "em", "i", "del", "span", "a"), fc.array(tie("node"), { maxLength: 3 })).map(([tag, kids]) => ({
+        html: `<${tag}${tag === "a" ? ' href="/l"' : ""}>${kids.map((k) => k.html).join("")}</${tag}>`,
+        text: kids.map((k) => k.text).join("")
+      }))
+    )
+  })).node
+
+  it("never changes the visible text, whatever the nesting of emphasis and links", () => {
+    fc.assert(
+      fc.property(fc.array(inline, { minLength: 1, maxLength: 4 }), (parts) => {
+        const html = `<p>${parts.map((p) => p.html).join("")}</p>`
+        const expected = parts.map((p) => p.text).join("").replace(/\s+/g, " ").trim()
+        expect(visibleText(md(html))).toBe(expected)
+      }),
+      { numRuns: 1500 }
+    )
+  })
+})
+
 describe("inline formatting", () => {
   it("moves whitespace outside markers and drops empty ones", () => {
     expect(md("<p>a<b> bold </b>b <em></em>c</p>")).toBe("a **bold** b c")

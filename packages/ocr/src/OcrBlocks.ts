@@ -78,7 +78,10 @@ export const ocrPageToBlocks = (
       const hPrev = prev.bbox[3] - prev.bbox[1]
       const hLine = line.bbox[3] - line.bbox[1]
       const overlapX = Math.min(prev.bbox[2], line.bbox[2]) - Math.max(prev.bbox[0], line.bbox[0])
-      const similar = Math.max(hPrev, hLine) / Math.max(1, Math.min(hPrev, hLine)) < 1.3
+      // Lines without ascenders or descenders are short; only a change between body and heading sizes splits.
+      const tallPrev = hPrev > 1.3 * body
+      const tallLine = hLine > 1.3 * body
+      const similar = tallPrev === tallLine && (!tallPrev || Math.max(hPrev, hLine) / Math.max(1, Math.min(hPrev, hLine)) < 1.3)
       const bullet = BULLET.test(line.text)
       if (gap >= -0.3 * body && gap < 0.75 * body && overlapX > 0 && similar && !bullet) {
         current.push(line)

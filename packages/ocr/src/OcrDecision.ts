@@ -86,6 +86,8 @@ const isVowel = (c: number): boolean => {
   }
 }
 
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0xa0
+
 const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
 
 /** Decides whether one page needs OCR. */
@@ -105,7 +107,7 @@ export const decideOcr = (input: DecisionInput, options: DecisionOptions = {}): 
   for (const item of input.items) {
     const s = item.str
     let n = 0
-    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x20) n++
+    for (let i = 0; i < s.length; i++) if (!isSpace(s.charCodeAt(i))) n++
     if (n === 0) continue
     chars += n
     if (item.renderMode === 3) {

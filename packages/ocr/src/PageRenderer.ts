@@ -13,6 +13,8 @@ import sharp from "sharp"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy, PDFPageProxy } from "pdfjs-dist/types/src/display/api.d.ts"
 import { toGrayPixels } from "./ImageOps.ts"
+import type { DecisionInput } from "./OcrDecision.ts"
+import { pageFacts } from "./PdfPageFacts.ts"
 import type { Gray } from "./ImageOps.ts"
 
 const packageRoot = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
@@ -36,6 +38,8 @@ export interface RenderedPage {
 export interface PageRenderer {
   readonly numPages: number
   readonly render: (pageNumber: number, dpi: number) => Promise<RenderedPage>
+  /** What the auto decision needs about the page (text with render modes, image coverage). */
+  readonly facts: (pageNumber: number) => Promise<DecisionInput>
   readonly close: () => Promise<void>
 }
 
@@ -62,6 +66,14 @@ export const openRenderer = async (bytes: Uint8Array): Promise<PageRenderer> => 
       const page = await doc.getPage(pageNumber)
       try {
         return (await embeddedScan(doc, page, dpi)) ?? (await paint(doc, page, dpi))
+      } finally {
+        page.cleanup()
+      }
+    },
+    facts: async (pageNumber) => {
+      const page = await doc.getPage(pageNumber)
+      try {
+        return await pageFacts(page)
       } finally {
         page.cleanup()
       }

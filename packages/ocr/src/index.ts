@@ -13,6 +13,7 @@ export type { DecisionInput, DecisionOptions, DecisionReason, DecisionTextItem, 
 export { ocrPageToBlocks } from "./OcrBlocks.ts"
 export type { OcrBlocksOptions } from "./OcrBlocks.ts"
 export { openRenderer } from "./PageRenderer.ts"
+export { pageFacts } from "./PdfPageFacts.ts"
 export type { PageRenderer, RenderedPage } from "./PageRenderer.ts"
 export { applyOrientation, binarise, estimateOrientation, toGray } from "./ImageOps.ts"
 export type { Gray, Orientation } from "./ImageOps.ts"

@@ -8,7 +8,7 @@
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
-import { EMPTY_STATS, type Stats, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type StatsTable, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
@@ -54,8 +54,8 @@ const withoutDoctype = (nodes: ReadonlyArray<RootContent>): Array<ElementContent
   return out
 }
 
-const charsOf = (root: Root): number => {
-  const stats = computeStats(root)
+const charsOf = (root: Root, base?: StatsTable): number => {
+  const stats = computeStats(root, base)
   let n = 0
   for (const child of root.children) if (child.type === "element") n += (stats.get(child) ?? EMPTY_STATS).chars
   return n
@@ -71,7 +71,7 @@ const containsElement = (node: Root | Element, target: Element): boolean => {
 
 interface Page {
   readonly body: Root | Element
-  readonly stats: Map<Element, Stats>
+  readonly stats: StatsTable
   readonly chars: number
 }
 
@@ -92,12 +92,12 @@ export const singleNodeContent = (page: Page, keepComments = false): Root | unde
   let best: { root: Root; chars: number } | undefined
   for (const attempt of LADDER) {
     const pruned = prunePage(page.body, page.stats, { stripUnlikely: attempt.stripUnlikely, stripHidden: true, keepComments })
-    const stats = computeStats(pruned)
+    const stats = computeStats(pruned, page.stats)
     const scored = scoreTree(pruned, stats, { useClassWeights: attempt.useClassWeights })
     if (scored.nodes.length === 0) continue
     let content = rootOf(scored.nodes.map((n): Element => n))
-    if (attempt.clean) content = cleanContent(content, { useClassWeights: attempt.useClassWeights })
-    const chars = charsOf(content)
+    if (attempt.clean) content = cleanContent(content, { useClassWeights: attempt.useClassWeights }, stats)
+    const chars = charsOf(content, stats)
     if (best === undefined || chars > best.chars) best = { root: content, chars }
     if (chars >= Math.min(MIN_CHARS, page.chars * 0.5)) break
   }
@@ -107,7 +107,7 @@ export const singleNodeContent = (page: Page, keepComments = false): Root | unde
 /** The multi-block path: the page minus its chrome and boilerplate blocks. */
 export const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = false): Root => {
   const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments, chromeOnly: true })
-  const stats = computeStats(pruned)
+  const stats = computeStats(pruned, page.stats)
   let total = 0
   for (const child of pruned.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
   // the page's own landmark for its main region, when it holds a fair share of the text
@@ -128,7 +128,7 @@ export const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread
   return thread ? dropLinkFarms(kept, stats, region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total) : kept
 }
 
-const proseRegion = (root: Root | Element, stats: Map<Element, Stats>, share: number): Element | undefined => {
+const proseRegion = (root: Root | Element, stats: StatsTable, share: number): Element | undefined => {
   let prose = 0
   for (const child of root.children) if (child.type === "element") prose += (stats.get(child) ?? EMPTY_STATS).proseChars
   if (prose === 0) return undefined
@@ -152,7 +152,7 @@ const proseRegion = (root: Root | Element, stats: Map<Element, Stats>, share: nu
 const FARM_TAGS = new Set(["div", "section", "ul", "ol", "nav", "table", "aside", "dl", "footer", "header", "p", "span"])
 
 /** Blocks of several links that are a small part of the thread (category lists, pagers, similar topics). */
-const dropLinkFarms = (content: Root, stats: Map<Element, Stats>, total: number): Root =>
+const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
   filterTree(content, (element) => {
     if (!FARM_TAGS.has(element.tagName)) return false
     const s = stats.get(element)

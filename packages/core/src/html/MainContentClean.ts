@@ -6,7 +6,7 @@
  * content, keeping data tables, code and figures.
  */
 import type { Element, Root } from "hast"
-import { type Stats, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
+import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
 import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
@@ -25,7 +25,7 @@ const PROTECTED = new Set(["pre", "code", "table", "tbody", "thead", "tr", "td",
  * Remove page chrome under `body`. `stats` must be the statistics of `body`'s own tree; a
  * block holding more than `maxShare` of the text is never removed as chrome.
  */
-export const prunePage = <T extends Root | Element>(body: T, stats: Map<Element, Stats>, options: PruneOptions, maxShare = 0.5): T => {
+export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, options: PruneOptions, maxShare = 0.5): T => {
   let total = 0
   for (const child of body.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
   const big = (element: Element, share = maxShare) => total > 0 && (stats.get(element) ?? EMPTY_STATS).chars > total * share
@@ -90,8 +90,8 @@ const isDataTable = (table: Element, s: Stats): boolean => {
 }
 
 /** Conditional cleaning of the chosen content (the article path). */
-export const cleanContent = (content: Root, options: CleanOptions): Root => {
-  const stats = computeStats(content)
+export const cleanContent = (content: Root, options: CleanOptions, base?: StatsTable): Root => {
+  const stats = computeStats(content, base)
   let total = 0
   for (const child of content.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
   return filterTree(content, (element) => {

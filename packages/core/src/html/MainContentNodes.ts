@@ -48,38 +48,58 @@ export interface Stats {
   cells: number
 }
 
-const COMMAS = /[,\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C\u3001]/g
 const PROSE_TAGS = new Set(["p", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "td", "figcaption", "li", "dt", "th"])
 
 const RAW_TEXT_TAGS = new Set(["script", "style", "template", "textarea", "title", "head"])
 
+/** Comma-like separators of several scripts (Latin, Arabic, CJK, full width). */
+const isComma = (c: number): boolean =>
+  c === 44 || c === 0x060c || c === 0xff0c || c === 0x3001 || c === 0xfe50 || c === 0xfe10 || c === 0xfe11 || c === 0x2e41 || c === 0x2e34 || c === 0x2e32
+
+/** Characters (whitespace runs count once) and commas of a text, in one pass. */
+let lastCommas = 0
 const textChars = (value: string): number => {
   let count = 0
+  let commas = 0
   let inSpace = true
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i)
-    const space = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160
-    if (space) {
+    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160) {
       if (!inSpace) count++
       inSpace = true
     } else {
       count++
       inSpace = false
+      if (c === 44 || (c > 0x600 && isComma(c))) commas++
     }
   }
+  lastCommas = commas
   return count
 }
 
-const countCommas = (value: string): number => {
-  COMMAS.lastIndex = 0
-  const found = value.match(COMMAS)
-  return found === null ? 0 : found.length
+/**
+ * Element statistics by identity. A table built over a filtered copy of a tree falls back to
+ * the original's table for the subtrees the copy shares, so re-scoring after pruning costs
+ * only what pruning changed.
+ */
+export class StatsTable {
+  readonly own = new Map<Element, Stats>()
+  readonly base: StatsTable | undefined
+  constructor(base?: StatsTable) {
+    this.base = base
+  }
+  get(element: Element): Stats | undefined {
+    return this.own.get(element) ?? this.base?.get(element)
+  }
 }
 
 /** Stats for every element under `root`, keyed by identity. */
-export const computeStats = (root: Root | Element): Map<Element, Stats> => {
-  const stats = new Map<Element, Stats>()
+export const computeStats = (root: Root | Element, base?: StatsTable): StatsTable => {
+  const table = new StatsTable(base)
+  const stats = table.own
   const visit = (node: Element, inLink: boolean, inProse: boolean): Stats => {
+    const shared = base?.get(node)
+    if (shared !== undefined) return shared
     const own: Stats = emptyStats()
     const isLink = node.tagName === "a"
     const linkHere = inLink || isLink
@@ -88,7 +108,7 @@ export const computeStats = (root: Root | Element): Map<Element, Stats> => {
       if (child.type === "text") {
         const n = textChars(child.value)
         own.chars += n
-        own.commas += countCommas(child.value)
+        own.commas += lastCommas
         // long bare text runs in divs are prose too (div-soup pages without <p>)
         if (proseHere || n >= 40) own.proseChars += n
       } else if (child.type === "element") {
@@ -147,7 +167,7 @@ export const computeStats = (root: Root | Element): Map<Element, Stats> => {
     return own
   }
   for (const child of root.children) if (child.type === "element" && !RAW_TEXT_TAGS.has(child.tagName)) visit(child, false, false)
-  return stats
+  return table
 }
 
 const emptyStats = (): Stats => ({

@@ -7,7 +7,7 @@
  */
 import type { Element, Root } from "hast"
 import { BLOCK_TAGS, classWeight } from "./MainContentPatterns.ts"
-import { EMPTY_STATS, type Stats, linkDensity } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type StatsTable, linkDensity } from "./MainContentNodes.ts"
 
 export interface ScoreOptions {
   readonly useClassWeights: boolean
@@ -74,7 +74,7 @@ const hasBlockChild = (element: Element): boolean => {
  * Score the tree under `body` and pick the main container. `stats` must describe this very
  * tree (computed after pruning).
  */
-export const scoreTree = (body: Root | Element, stats: Map<Element, Stats>, options: ScoreOptions): ScoreResult => {
+export const scoreTree = (body: Root | Element, stats: StatsTable, options: ScoreOptions): ScoreResult => {
   const parents = new Map<Element, Element>()
   const scores = new Map<Element, number>()
   const paragraphs: Array<Element> = []
@@ -214,7 +214,7 @@ export const scoreTree = (body: Root | Element, stats: Map<Element, Stats>, opti
  * Grow the pick while its parent adds mostly prose and few links: content split over many
  * sibling sections (page builders, long guides) is one article, not its best section.
  */
-export const expand = (start: Element, parents: Map<Element, Element>, stats: Map<Element, Stats>): Element => {
+export const expand = (start: Element, parents: Map<Element, Element>, stats: StatsTable): Element => {
   let top = start
   let parent = parents.get(top)
   while (parent !== undefined) {

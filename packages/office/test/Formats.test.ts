@@ -71,6 +71,7 @@ describe("word processing", () => {
     expect(md).toMatch(/^# Harbour Survey\n\n## Weather\n\n/)
     expect(md).toContain("### Equipment")
     expect(md).toContain("## Part I: Appendix")
+    expect(md).toContain("- [x] Lamp checked\n- [ ] Radio checked")
     expect(md).toContain("The keepers recorded **unusually calm** weather at *Pelican Point*.[^1]")
     expect(md).toContain("[the report](https://example.com/report)")
     expect(md).toContain("- Lamp\n  - Lens\n- Radio")

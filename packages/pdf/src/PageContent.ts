@@ -28,6 +28,8 @@ export interface TextRun {
   readonly mono: boolean
   /** Math fonts (CMMI, CMSY, ...): a hint for formulas. */
   readonly math: boolean
+  /** Set in a symbol font (dingbats): a lone glyph opening a line is a bullet. */
+  readonly symbol: boolean
   /** Text that does not run left to right along the page (vertical stamps, rotated labels). */
   readonly rotated: boolean
   readonly rtl: boolean
@@ -232,8 +234,7 @@ export const runsFrom = (
     const size = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
     if (!(size > 0.5)) continue
     const font = fontOf(doc, page, item.fontName, style.fontFamily)
-    // A lone dingbat ("r", "l", "n" in Wingdings) is a bullet, not a letter.
-    if (font.symbol && text.trim().length === 1 && /[\x21-\x7e\u0080-\u009f\ue000-\uf8ff]/.test(text.trim())) text = "•"
+
     const ascent = clamp(style.ascent && style.ascent > 0 ? style.ascent : 0.8, 0.5, 1.05)
     const descent = clamp(style.descent && style.descent < 0 ? -style.descent : 0.2, 0, 0.4)
     const horizontal = Math.abs(tx[1]) < 0.05 * Math.abs(tx[0]) && tx[0] > 0 && !style.vertical
@@ -243,7 +244,7 @@ export const runsFrom = (
       const width = item.width > 0 ? item.width : size * 0.5 * text.length
       runs.push({
         text, x0, x1: x0 + width, baseline: tx[5], top: tx[5] - ascent * size, bottom: tx[5] + descent * size, size,
-        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, rotated: false, rtl: item.dir === "rtl"
+        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, symbol: font.symbol, rotated: false, rtl: item.dir === "rtl"
       })
     } else {
       // Rotated text: keep its box so that it can be placed (and usually dropped as a margin stamp).
@@ -256,7 +257,7 @@ export const runsFrom = (
       const bottom = Math.max(...ys)
       runs.push({
         text, x0: Math.min(...xs), x1: Math.max(...xs), top, bottom, baseline: bottom, size,
-        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, rotated: true, rtl: item.dir === "rtl"
+        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, symbol: font.symbol, rotated: true, rtl: item.dir === "rtl"
       })
     }
   }

@@ -1,4 +1,10 @@
-/** The HTML stages of the web path: `processHtml` for scrapes, `htmlToMarkdown` for fragments. */
+/**
+ * The HTML stages of the web path: `processHtml` for scrapes (HtmlPipeline.ts, which documents
+ * how includeTags / excludeTags / onlyMainContent combine), `htmlToMarkdown` for fragments and
+ * EPUB chapters. Stages: HtmlParser (htmlparser2 -> hast), HtmlMetadata, HtmlClean (URLs,
+ * srcset, lazy images), HtmlLinks, TagFilter, MainContent*, HastToMarkdown (+ MarkdownInline,
+ * MarkdownEscape, MarkdownTable, MarkdownCode) and HtmlSerialize.
+ */
 export { processHtml, htmlToMarkdown } from "./HtmlPipeline.ts"
 export type { HtmlOptions, HtmlResult } from "./HtmlPipeline.ts"
 export { extractMainContent } from "./MainContent.ts"

@@ -1,7 +1,8 @@
 /**
  * The cleaning stage: turns a parsed page into the tree every later stage (main content, tag
  * filters, markdown, the `html` format) works on. In one pre-order pass it
- * - drops elements that carry no content (script, style, noscript, meta, head, template, link, base);
+ * - drops elements that carry no content (script, style, noscript, meta, head, title, template,
+ *   link, base) and comments;
  * - resolves relative URLs against `<base href>` (itself resolved against the final URL) or the final URL;
  * - promotes lazy-loaded images (`data-src`, `data-lazy-src`, `data-original`, `data-srcset`) when
  *   the real `src` is missing or a placeholder;

@@ -325,7 +325,8 @@ export const readPageContent = (
           let graphicsFailed = false
           if (mayHoldTable(content.items) || !knowsFonts(doc, content.items)) {
             try {
-              const ops = await page.getOperatorList({ intent: "display" })
+              // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
+              const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
               rules = rulesFrom(ops.fnArray, ops.argsArray, base)
             } catch {
               graphicsFailed = true

@@ -80,7 +80,12 @@ const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, optio
     const pageNumber = state.nextRead++
     const read = readPageContent(opened.doc, pageNumber, deadline).pipe(
       Effect.map((content) => {
-        state.analysed.set(pageNumber, analysePage(content, stats, options))
+        // A layout bug on one odd page must not take the document down: the page is recorded as failed.
+        try {
+          state.analysed.set(pageNumber, analysePage(content, stats, options))
+        } catch (cause) {
+          state.failed.set(pageNumber, `the page's layout could not be analysed: ${cause instanceof Error ? cause.message : String(cause)}`)
+        }
       }),
       Effect.catch((error: DocumentError): Effect.Effect<void, DocumentError> =>
         error.reason._tag === "Timeout"
@@ -110,7 +115,11 @@ const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, optio
           const other = state.analysed.get(p)
           if (other !== undefined && p !== pageNumber) neighbours.push(other)
         }
-        page = finishPage(analysis, neighbours, stats)
+        try {
+          page = finishPage(analysis, neighbours, stats)
+        } catch (cause) {
+          page = failedPage(pageNumber, `the page's layout could not be finished: ${cause instanceof Error ? cause.message : String(cause)}`)
+        }
       }
       state.failed.delete(pageNumber)
       state.analysed.delete(pageNumber - WINDOW)

@@ -108,6 +108,8 @@ export const detectFormat = (input: DetectInput): DocumentFormat | undefined => 
   const text = decodeHead(bytes)
   if (looksLikeHtml(text)) return hinted === "csv" || hinted === "text" || hinted === "json" ? hinted : "html"
   if (hinted === "csv" || hinted === "json" || hinted === "html" || hinted === "text") return hinted
+  // Excel 2003 XML (SpreadsheetML) is read by the binary-workbook reader.
+  if (/^\s*(?:<\?xml[^>]*>\s*)?(?:<\?mso-application[^>]*>\s*)?<(?:ss:)?Workbook\b/.test(text.replace(/^\ufeff/, ""))) return "xls"
   // Spreadsheet exports saved as text under a spreadsheet extension are delimited text.
   if (hinted === "xls" || hinted === "xlsx" || hinted === "ods") return "csv"
   const trimmed = text.trimStart()

@@ -105,6 +105,7 @@ describe("detectFormat", () => {
     expect(detectFormat({ bytes: utf8("a,b\n1,2\n"), fileName: "data.csv" })).toBe("csv")
     expect(detectFormat({ bytes: utf8("a,b\n1,2\n"), contentType: "text/csv; charset=utf-8" })).toBe("csv")
     expect(detectFormat({ bytes: utf8("a\tb\n1\t2\n"), fileName: "export.xls" })).toBe("csv")
+    expect(detectFormat({ bytes: utf8("<?xml version=\"1.0\"?>\n<?mso-application progid=\"Excel.Sheet\"?>\n<Workbook xmlns=\"urn:schemas-microsoft-com:office:spreadsheet\"/>"), fileName: "report.xml" })).toBe("xls")
     expect(detectFormat({ bytes: utf8("{\"a\": [1, 2]}") })).toBe("json")
     expect(detectFormat({ bytes: utf8("{not json") })).toBe("text")
     expect(detectFormat({ bytes: utf8("Just some words.\n") })).toBe("text")

@@ -47,6 +47,36 @@ const acquireProfile = async (): Promise<string> => {
   return join(profileRoot, `profile-${profileCount++}`)
 }
 
+/** At most this many soffice processes at once (each takes a core and ~200 MB); others queue. */
+const maxConcurrent = Math.max(1, Number(process.env.STRATA_SOFFICE_CONCURRENCY ?? 2) || 2)
+let running = 0
+const waiting: Array<() => void> = []
+
+const acquireSlot = (deadline: number, format: string): Promise<void> => {
+  if (running < maxConcurrent) {
+    running++
+    return Promise.resolve()
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const at = waiting.indexOf(grant)
+      if (at >= 0) waiting.splice(at, 1)
+      reject(timedOut(format, "the request's timeout ran out while waiting for LibreOffice"))
+    }, Math.max(0, deadline - Date.now()))
+    const grant = () => {
+      clearTimeout(timer)
+      running++
+      resolve()
+    }
+    waiting.push(grant)
+  })
+}
+
+const releaseSlot = (): void => {
+  running--
+  waiting.shift()?.()
+}
+
 export interface ConvertOptions {
   readonly format: string
   /** Target extension: `docx`, `pptx`. */
@@ -63,6 +93,15 @@ export const convertWithLibreOffice = async (bytes: Uint8Array, options: Convert
   if (binary === null) {
     throw missingComponent(options.format, "LibreOffice", `reading .${options.format} files needs LibreOffice (soffice) installed on the server; it was not found`)
   }
+  await acquireSlot(options.deadline, options.format)
+  try {
+    return await convert(binary, bytes, options)
+  } finally {
+    releaseSlot()
+  }
+}
+
+const convert = async (binary: string, bytes: Uint8Array, options: ConvertOptions): Promise<Uint8Array> => {
   const budget = Math.min(options.maxMs ?? 120_000, options.deadline - Date.now())
   if (budget <= 0) throw timedOut(options.format, "no time left for the LibreOffice conversion")
   const work = await mkdtemp(join(tmpdir(), "strata-convert-"))

@@ -132,9 +132,11 @@ describe("spreadsheets", () => {
     expect(out.info.totalPages).toBe(2)
   })
 
-  it("xls and xlsb: formatted through SheetJS", async () => {
-    for (const [bookType, format] of [["biff8", "xls"], ["xlsb", "xlsb"]] as const) {
-      const md = (await readDocument(buildBinaryWorkbook(bookType), format)).markdown
+  it("xls, xlsb and Excel 2003 XML: formatted through SheetJS", async () => {
+    for (const [bookType, format] of [["biff8", "xls"], ["xlsb", "xlsb"], ["xlml", "xls"]] as const) {
+      const bytes = buildBinaryWorkbook(bookType)
+      expect(detectFormat({ bytes, fileName: `book.${bookType === "xlml" ? "xml" : format}` })).toBe(format)
+      const md = (await readDocument(bytes, format)).markdown
       expect(md).toContain("## Counts")
       expect(md).toContain("| Pelican Point | 4821 | 25% |")
       expect(md).toContain("## Second")

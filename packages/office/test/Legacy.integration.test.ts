@@ -25,6 +25,9 @@ describe.runIf(installed)("legacy formats with LibreOffice", () => {
     expect(out.markdown).toContain("**unusually calm**")
     expect(out.markdown).toContain("Morag Sinclair")
     expect(out.markdown).toContain("Measured at noon.")
+    // Concurrent conversions queue for LibreOffice slots and each gets its own profile.
+    const many = await Promise.all([1, 2, 3].map(() => readDocument(doc, "doc")))
+    for (const each of many) expect(each.markdown).toBe(out.markdown)
   })
 
   it("reads a .ppt: one page per slide with titles", async () => {

@@ -5,3 +5,4 @@ export { readPageContent, type PageContent, type TextRun, type Rule } from "./Pa
 export { buildLines, type Line } from "./Lines.ts"
 export { analysePage, finishPage, type PageAnalysis } from "./PageLayout.ts"
 export { tableMarkdown, type TableGrid, type TableCell } from "./TableGrid.ts"
+export { makePdfReader, type PdfReaderOptions } from "./OcrPdfReader.ts"

@@ -1,2 +1,15 @@
 /** @strata/office: readers for every document format of /v2/parse except PDF. */
-export { officeReaders } from "./Readers.ts"
+export {
+  binaryWorkbookReader,
+  csvReader,
+  docxReader,
+  epubReader,
+  legacyReader,
+  odfReader,
+  officeReaders,
+  pptxReader,
+  rtfReader,
+  xlsxReader
+} from "./Readers.ts"
+/** Whether LibreOffice is installed (needed for .ppt and for full-fidelity .doc). */
+export { findSoffice } from "./LibreOffice.ts"

@@ -10,11 +10,12 @@ import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
 import { EMPTY_STATS, type StatsTable, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
+import { scoreTree } from "./MainContentScore.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
+
 /** Read page hints from the raw parsed page; call before cleaning, pass as `options.hints`. */
 export const readMainContentHints = (parsed: Root, url?: string): PageHints => readHints(parsed, url)
-import { scoreTree } from "./MainContentScore.ts"
 
 export interface MainContentOptions {
   /** the page's final URL (URL-shaped hints such as forum thread paths) */
@@ -88,7 +89,7 @@ const analysePage = (root: Root, noscript?: Element): Page => {
 }
 
 /** The article path: the best-scoring container, walked down the retry ladder when short. */
-export const singleNodeContent = (page: Page, keepComments = false): Root | undefined => {
+const singleNodeContent = (page: Page, keepComments = false): Root | undefined => {
   let best: { root: Root; chars: number } | undefined
   for (const attempt of LADDER) {
     const pruned = prunePage(page.body, page.stats, { stripUnlikely: attempt.stripUnlikely, stripHidden: true, keepComments })
@@ -105,7 +106,7 @@ export const singleNodeContent = (page: Page, keepComments = false): Root | unde
 }
 
 /** The multi-block path: the page minus its chrome and boilerplate blocks. */
-export const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = false): Root => {
+const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = false): Root => {
   const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments, chromeOnly: true })
   const stats = computeStats(pruned, page.stats)
   let total = 0
@@ -166,30 +167,27 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true, true)
   const article = singleNodeContent(page)
-  const articleChars = article === undefined ? 0 : charsOf(article)
+  const articleChars = article === undefined ? 0 : charsOf(article, page.stats)
   if (article !== undefined && articleChars >= 250) {
     const blocks = boilerplateOnlyContent(page, false)
     // the best node holds under half of the de-chromed page: the content is spread over many
     // blocks (listings, service pages, card grids), so keep them all
-    return articleChars < charsOf(blocks) * SPREAD_RATIO ? blocks : article
+    return articleChars < charsOf(blocks, page.stats) * SPREAD_RATIO ? blocks : article
   }
   // too little survived: keep the page minus its chrome rather than (almost) nothing
   const fallback = boilerplateOnlyContent(page, true)
-  const best = article === undefined || charsOf(fallback) > articleChars ? fallback : article
-  return rescueFromStructuredData(best, hints)
+  const best = article === undefined || charsOf(fallback, page.stats) > articleChars ? fallback : article
+  return rescueFromStructuredData(best, hints, page.stats)
 }
 
 /**
  * Script-rendered pages can leave almost nothing in the markup while their JSON-LD states the
  * article body or product description: use that text when it says much more.
  */
-const rescueFromStructuredData = (content: Root, hints: PageHints): Root => {
+const rescueFromStructuredData = (content: Root, hints: PageHints, stats: StatsTable): Root => {
   const stated = [hints.articleBody, hints.productDescription].reduce<string>((a, b) => (b !== undefined && b.length > a.length ? b : a), "")
-  const chars = charsOf(content)
+  const chars = charsOf(content, stats)
   if (chars >= 250 || stated.trim().length < Math.max(200, chars * 2)) return content
   const paragraphs = stated.split(/\n\s*\n|\r?\n/).map((p) => p.trim()).filter((p) => p !== "")
   return rootOf(paragraphs.map((p): Element => ({ type: "element", tagName: "p", properties: {}, children: [{ type: "text", value: p }] })))
 }
-
-/** exposed for the benchmark's analysis tools */
-export const _internals = { analysePage, charsOf }

@@ -30,12 +30,11 @@ export const settleEmphasis = (markdown: string): string => {
   return markdown.replace(/\uE000/g, star).replace(/\uE001/g, underscore).replace(/\uE002/g, tilde)
 }
 
-/** Whether the `]` closing the `[` at `open` is followed by what makes a link (or ends the text). */
-const closesLink = (text: string, open: number): boolean => {
-  const close = text.indexOf("]", open)
-  // No whitespace may separate a link text from its `(destination)` or `[label]`.
-  return close !== -1 && /^\](?:[([:]|$)/.test(text.slice(close, close + 2))
-}
+/**
+ * Whether the `]` at `close` (the first after a `[`) is followed by what makes a link, or ends
+ * the text. No whitespace may separate a link text from its `(destination)` or `[label]`.
+ */
+const closesLink = (text: string, close: number): boolean => close !== -1 && /^\](?:[([:]|$)/.test(text.slice(close, close + 2))
 
 /** Characters that may need escaping; text without them (most of it) is returned as is. */
 const SPECIAL = /[\\*_`[\]<&~]/
@@ -47,6 +46,7 @@ const SPECIAL = /[\\*_`[\]<&~]/
 export const escapeText = (text: string, inLabel = false): string => {
   if (!SPECIAL.test(text)) return text
   let out = ""
+  let nextClose = text.indexOf("]")
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     const prev = text[i - 1]
@@ -69,7 +69,9 @@ export const escapeText = (text: string, inLabel = false): string => {
         out += inLabel || next === undefined || next === "(" || next === "[" || next === ":" ? "\\]" : "]"
         break
       case "[":
-        out += inLabel || closesLink(text, i) ? "\\[" : "["
+        // One forward scan for the next `]`, not one per `[`: text can hold thousands of brackets.
+        if (nextClose !== -1 && nextClose < i) nextClose = text.indexOf("]", i)
+        out += inLabel || closesLink(text, nextClose) ? "\\[" : "["
         break
       case "<":
         out += next === undefined || /[A-Za-z/!?]/.test(next) ? "\\<" : "<"

@@ -35,8 +35,8 @@ interface CodeSpan {
 interface Pair {
   readonly marker: string
   readonly entry: Marker
-  open: number
-  close: number
+  readonly open: number
+  readonly close: number
 }
 
 const WHITESPACE = /[ \t\n\r\f\u00a0]+/g
@@ -64,38 +64,80 @@ const canClose = (before: string | undefined, after: string | undefined): boolea
  * link openers) and code `spans` move along; a `!` left right before a link is escaped (or the
  * link would turn into an image) and code spans left touching are joined.
  */
-const dropBrokenPairs = (text: string, pairs: Array<Pair>, links: Array<number>, spans: Array<CodeSpan>): string => {
-  let out = text
-  const siblingOpensAt = (at: number, char: string) => pairs.some((p) => p.open === at && p.marker[0] === char)
-  const siblingClosesAt = (end: number, char: string) => pairs.some((p) => p.close + p.marker.length === end && p.marker[0] === char)
-  for (let changed = true; changed; ) {
+const dropBrokenPairs = (text: string, pairs: ReadonlyArray<Pair>, links: ReadonlyArray<number>, spans: ReadonlyArray<CodeSpan>): string => {
+  // Markers are switched off in place (`dead`), so positions never move while checking;
+  // the string is rebuilt once at the end. Lookups skip dead characters.
+  const dead = new Uint8Array(text.length)
+  const live = new Set(pairs)
+  const openAt = new Map<number, Pair>()
+  const closeEndAt = new Map<number, Pair>()
+  for (const pair of pairs) {
+    openAt.set(pair.open, pair)
+    closeEndAt.set(pair.close + pair.marker.length - 1, pair)
+  }
+  const before = (at: number): number => {
+    let k = at - 1
+    while (k >= 0 && dead[k] === 1) k--
+    return k
+  }
+  const after = (at: number): number => {
+    let k = at
+    while (k < text.length && dead[k] === 1) k++
+    return k
+  }
+  const sibling = (position: number, map: Map<number, Pair>, char: string): boolean => {
+    const other = map.get(position)
+    return other !== undefined && live.has(other) && other.marker[0] === char
+  }
+  // Dropping a pair changes its neighbours' neighbours: repeat until stable (a few passes).
+  for (let changed = true, pass = 0; changed && pass < 16; pass++) {
     changed = false
-    for (let i = 0; i < pairs.length; i++) {
-      const { marker, open, close } = pairs[i]!
+    for (const pair of pairs) {
+      if (!live.has(pair)) continue
+      const { marker, open, close } = pair
       const length = marker.length
+      const beforeOpen = before(open)
+      const afterOpen = after(open + length)
+      const beforeClose = before(close)
+      const afterClose = after(close + length)
       const works =
-        canOpen(out[open - 1], out[open + length]) &&
-        canClose(out[close - 1], out[close + length]) &&
-        !siblingClosesAt(open, marker[0]!) &&
-        !siblingOpensAt(close + length, marker[0]!)
+        canOpen(text[beforeOpen], text[afterOpen]) &&
+        canClose(text[beforeClose], text[afterClose]) &&
+        !sibling(beforeOpen, closeEndAt, marker[0]!) &&
+        !sibling(afterClose, openAt, marker[0]!)
       if (works) continue
-      out = out.slice(0, open) + out.slice(open + length, close) + out.slice(close + length)
-      pairs.splice(i, 1)
-      const shift = (at: number) => at - (at > close ? length : 0) - (at > open ? length : 0)
-      for (const other of pairs) {
-        other.open = shift(other.open)
-        other.close = shift(other.close)
-      }
-      for (let k = 0; k < links.length; k++) links[k] = shift(links[k]!)
-      for (const span of spans) {
-        span.start = shift(span.start)
-        span.end = shift(span.end)
-      }
+      live.delete(pair)
+      dead.fill(1, open, open + length)
+      dead.fill(1, close, close + length)
       changed = true
-      break
     }
   }
-  // Code spans that dropped markers left touching would read as one broken span: join them.
+  if (live.size === pairs.length) return fixups(text, [...links], spans.map((span) => ({ ...span })))
+  // Rebuild, mapping old positions to new ones for the link and code-span fixups.
+  const moved = new Int32Array(text.length + 1)
+  let out = ""
+  let runStart = 0
+  let removed = 0
+  for (let k = 0; k < text.length; k++) {
+    moved[k] = k - removed
+    if (dead[k] === 1) {
+      if (runStart < k) out += text.slice(runStart, k)
+      runStart = k + 1
+      removed++
+    }
+  }
+  out += text.slice(runStart)
+  moved[text.length] = text.length - removed
+  return fixups(
+    out,
+    links.map((at) => moved[at]!),
+    spans.map((span) => ({ start: moved[span.start]!, end: moved[span.end]!, code: span.code }))
+  )
+}
+
+/** After pairs are dropped: code spans left touching are joined, a `!` before a link is escaped. */
+const fixups = (text: string, links: Array<number>, spans: Array<CodeSpan>): string => {
+  let out = text
   for (let k = spans.length - 1; k > 0; k--) {
     const a = spans[k - 1]!
     const b = spans[k]!
@@ -276,8 +318,7 @@ export class InlineWriter {
   /** The inline markdown with broken emphasis dropped and escape placeholders settled. */
   private settled(): string {
     if (this.pairs.length === 0) return settleEmphasis(this.out)
-    const spans = this.spans.map((span) => ({ ...span }))
-    return settleEmphasis(dropBrokenPairs(this.out, this.pairs.map((pair) => ({ ...pair })), [...this.links], spans))
+    return settleEmphasis(dropBrokenPairs(this.out, this.pairs, this.links, this.spans))
   }
 
   /** The paragraph's markdown, with block markers at line starts escaped. */

@@ -92,6 +92,25 @@ describe("inline trees", () => {
   })
 })
 
+describe("pathological input", () => {
+  it("stays linear on thousands of brackets and broken emphasis pairs", () => {
+    const inputs = [
+      `<p>${"[".repeat(200000)}</p>`,
+      `<p>${"x<b>(y)</b>".repeat(5000)}</p>`,
+      `<p>${"<b><i>.</i></b>a".repeat(3000)}</p>`,
+      `<p>${"<b><code>a</code></b>b".repeat(3000)}</p>`
+    ]
+    for (const html of inputs) {
+      const started = performance.now()
+      const out = md(html)
+      // generous: a quadratic path takes seconds to minutes here, the linear one tens of ms
+      expect(performance.now() - started).toBeLessThan(3000)
+      expect(out.length).toBeGreaterThan(1000)
+    }
+    expect(md(`<p>${"x<b>(y)</b>".repeat(3)}</p>`)).toBe("x(y)x(y)x(y)")
+  })
+})
+
 describe("inline formatting", () => {
   it("moves whitespace outside markers and drops empty ones", () => {
     expect(md("<p>a<b> bold </b>b <em></em>c</p>")).toBe("a **bold** b c")

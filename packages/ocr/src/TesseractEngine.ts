@@ -19,7 +19,7 @@ import { makeThroughput } from "./Throughput.ts"
 import { encodePgm, engineFailed, lineConfidence, prepare, withinDeadline } from "./Prepare.ts"
 
 export interface TesseractOptions {
-  /** `best_int` (4.0.0_best_int: more accurate) or `fast` (4.0.0: the smaller integer model). */
+  /** `best_int` (4.0.0_best_int, 2.9 MB: tessdata_best LSTM in integer form; the default) or `fast` (4.0.0, 10.9 MB: the standard tessdata set). */
   readonly variant?: "best_int" | "fast" | undefined
   /** Otsu binarisation before recognition; on by default (it helps on noisy scans, costs ~nothing). */
   readonly binarise?: boolean | undefined

@@ -82,6 +82,8 @@ const spanOf = (cell: Element, name: "colSpan" | "rowSpan"): number => {
   return Math.min(Math.floor(value), name === "colSpan" ? 100 : 1000)
 }
 
+const MAX_GRID_CELLS = 200_000
+
 const escapeCell = (text: string): string => text.replace(/\|/g, "\\|")
 
 /** Renders a table element as markdown blocks (one GFM table, or the blocks of a layout table). */
@@ -98,14 +100,18 @@ export const renderTable = (table: Element, callbacks: TableCallbacks): Array<st
   }
 
   const grid: Array<Array<string | undefined>> = []
+  // Spans multiply: a few hundred cells with rowspan=500 would build a grid of millions.
+  let budget = MAX_GRID_CELLS
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!
     grid[r] ??= []
     let c = 0
     for (const cell of row.cells) {
       while (grid[r]![c] !== undefined) c++
-      const colSpan = spanOf(cell, "colSpan")
-      const rowSpan = Math.min(spanOf(cell, "rowSpan"), rows.length - r)
+      let colSpan = spanOf(cell, "colSpan")
+      let rowSpan = Math.min(spanOf(cell, "rowSpan"), rows.length - r)
+      budget -= colSpan * rowSpan
+      if (budget < 0) colSpan = rowSpan = 1
       const text = escapeCell(callbacks.cell(cell))
       for (let dr = 0; dr < rowSpan; dr++) {
         const target = (grid[r + dr] ??= [])

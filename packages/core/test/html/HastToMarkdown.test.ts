@@ -98,7 +98,8 @@ describe("pathological input", () => {
       `<p>${"[".repeat(200000)}</p>`,
       `<p>${"x<b>(y)</b>".repeat(5000)}</p>`,
       `<p>${"<b><i>.</i></b>a".repeat(3000)}</p>`,
-      `<p>${"<b><code>a</code></b>b".repeat(3000)}</p>`
+      `<p>${"<b><code>a</code></b>b".repeat(3000)}</p>`,
+      `<table>${`<tr>${"<td rowspan=500 colspan=50>x</td>".repeat(100)}</tr>`.repeat(200)}</table>`
     ]
     for (const html of inputs) {
       const started = performance.now()

@@ -16,7 +16,7 @@ const commentBlock = (author: string | undefined, where: string | undefined, tex
 }
 
 const commentParts = (rels: Map<string, Relationship>): Array<string> =>
-  [...rels.values()].filter((r) => !r.external && /\/comments$/.test(r.type)).map((r) => r.target)
+  [...rels.values()].filter((r) => !r.external && r.type.endsWith("/comments")).map((r) => r.target)
 
 /** Authors of legacy PowerPoint comments, by id. */
 export const pptxCommentAuthors = (zip: ZipArchive): Map<string, string> => {

@@ -27,7 +27,7 @@ const htmlCell = (text: string): string => htmlEscape(text.trim()).replace(/\s*\
 /** Renders a table; the first row is the header. Returns "" for a table with no text at all. */
 export const renderTable = (rows: TableRows): string => {
   const nonEmpty = rows.filter((row) => row.length > 0)
-  if (nonEmpty.length === 0 || nonEmpty.every((row) => row.every((cell) => cell.text.trim().length === 0))) return ""
+  if (nonEmpty.every((row) => row.every((cell) => cell.text.trim().length === 0))) return ""
   return hasSpans(nonEmpty) ? renderHtml(nonEmpty) : renderGfm(nonEmpty)
 }
 
@@ -105,7 +105,7 @@ export const layoutCells = (cells: ReadonlyArray<PlacedCell>, rowCount: number):
   for (const cell of cells) width = Math.max(width, cell.col + cell.colSpan)
   // Bounded grid: absurd offsets or widths in a broken file must not allocate millions of slots.
   width = Math.min(width, 10_000, Math.max(1, Math.floor(4_000_000 / Math.max(1, rowCount))))
-  const owner: Array<Array<PlacedCell | null | undefined>> = Array.from({ length: rowCount }, () => new Array(width))
+  const owner: Array<Array<PlacedCell | null | undefined>> = Array.from({ length: rowCount }, () => Array.from<PlacedCell | null | undefined>({ length: width }))
   const starts = new Set<PlacedCell>()
   for (const cell of cells) {
     if (cell.row >= rowCount || cell.col >= width || owner[cell.row][cell.col] !== undefined) continue

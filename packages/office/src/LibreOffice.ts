@@ -39,10 +39,30 @@ let profileCount = 0
 
 const profileRoot = join(tmpdir(), `strata-lo-${process.pid}`)
 
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM"
+  }
+}
+
+/** Profile folders of processes that were killed (no exit hook ran) are removed by the next process. */
+const removeStaleProfiles = async (): Promise<void> => {
+  for (const name of await readdir(tmpdir()).catch(() => [] as Array<string>)) {
+    const pid = Number(/^strata-lo-(\d+)$/.exec(name)?.[1])
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(join(tmpdir(), name), { recursive: true, force: true })
+  }
+}
+
 const acquireProfile = async (): Promise<string> => {
   const free = freeProfiles.pop()
   if (free !== undefined) return free
-  if (profileCount === 0) process.once("exit", () => rmSync(profileRoot, { recursive: true, force: true }))
+  if (profileCount === 0) {
+    process.once("exit", () => rmSync(profileRoot, { recursive: true, force: true }))
+    await removeStaleProfiles()
+  }
   await mkdir(profileRoot, { recursive: true })
   return join(profileRoot, `profile-${profileCount++}`)
 }

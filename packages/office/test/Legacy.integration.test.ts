@@ -6,7 +6,8 @@
  * the text-only .doc fallback).
  */
 import { describe, expect, it } from "vitest"
-import { readdirSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { join } from "node:path"
 import { tmpdir } from "node:os"
 import { detectFormat } from "@strata/core"
 import { convertWithLibreOffice, findSoffice } from "../src/LibreOffice.ts"
@@ -40,12 +41,21 @@ describe.runIf(installed)("legacy formats with LibreOffice", () => {
   })
 
   it("fails cleanly on a broken legacy file and leaves no temporary folders", async () => {
-    const before = readdirSync(tmpdir()).filter((n) => n.startsWith("strata-convert-")).length
-    const broken = new Uint8Array(4096)
-    broken.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])
-    const error = await readFailure(broken, "doc")
-    expect(["Corrupt", "Timeout"]).toContain(error.reason._tag)
-    expect(readdirSync(tmpdir()).filter((n) => n.startsWith("strata-convert-")).length).toBe(before)
+    // A private temporary folder for this conversion alone: other test files convert at the same time.
+    const previous = process.env.TMPDIR
+    const privateTmp = mkdtempSync(join(tmpdir(), "strata-legacy-test-"))
+    process.env.TMPDIR = privateTmp
+    try {
+      const broken = new Uint8Array(4096)
+      broken.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])
+      const error = await readFailure(broken, "doc")
+      expect(["Corrupt", "Timeout"]).toContain(error.reason._tag)
+      expect(readdirSync(privateTmp).filter((n) => n.startsWith("strata-convert-"))).toEqual([])
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = previous
+      rmSync(privateTmp, { recursive: true, force: true })
+    }
   })
 
   it("gives up with Timeout when the deadline is too close", async () => {

@@ -7,17 +7,46 @@
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { selectAll } from "hast-util-select"
 
+/** A bare tag name, `.class` or `#id`: matched in one shared walk instead of one select per selector. */
+const SIMPLE = /^(?:([a-z][a-z0-9-]*)|\.([\w-]+)|#([\w-]+))$/i
+
+const matchSimple = (root: Root, tags: Set<string>, classes: Set<string>, ids: Set<string>, found: Set<Element>): void => {
+  const visit = (parent: Root | Element) => {
+    for (const child of parent.children) {
+      if (child.type !== "element") continue
+      if (tags.has(child.tagName)) found.add(child)
+      else if (ids.size > 0 && typeof child.properties.id === "string" && ids.has(child.properties.id)) found.add(child)
+      else if (classes.size > 0 && Array.isArray(child.properties.className) && child.properties.className.some((c) => classes.has(String(c)))) {
+        found.add(child)
+      }
+      visit(child)
+    }
+  }
+  visit(root)
+}
+
 const matching = (root: Root, selectors: ReadonlyArray<string>, warnings: Array<string>): Set<Element> => {
   const found = new Set<Element>()
+  const tags = new Set<string>()
+  const classes = new Set<string>()
+  const ids = new Set<string>()
   for (const selector of selectors) {
     const trimmed = selector.trim()
     if (trimmed === "") continue
+    const simple = SIMPLE.exec(trimmed)
+    if (simple !== null) {
+      if (simple[1] !== undefined) tags.add(simple[1].toLowerCase())
+      else if (simple[2] !== undefined) classes.add(simple[2])
+      else if (simple[3] !== undefined) ids.add(simple[3])
+      continue
+    }
     try {
       for (const element of selectAll(trimmed, root)) found.add(element)
     } catch (error) {
       warnings.push(`Ignored invalid selector ${JSON.stringify(trimmed)}: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
+  if (tags.size + classes.size + ids.size > 0) matchSimple(root, tags, classes, ids, found)
   return found
 }
 

@@ -1,8 +1,9 @@
 /**
  * `includeTags` / `excludeTags`: CSS selectors (hast-util-select) that pick or drop parts of the
  * cleaned page. Plain tag names (`article`), classes (`.price`) and ids (`#main`) are selectors
- * too, which is how Firecrawl users write them. An invalid selector is skipped and reported as a
- * warning rather than failing the scrape.
+ * too, which is how Firecrawl users write them; those three simple forms are matched in one
+ * shared walk (tag names case-insensitively, as browsers do), the rest through hast-util-select.
+ * An invalid selector is skipped and reported as a warning rather than failing the scrape.
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { selectAll } from "hast-util-select"

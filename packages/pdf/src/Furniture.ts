@@ -38,13 +38,28 @@ export const isPageNumberText = (text: string) => PAGE_NUMBER.test(text.trim())
  * Marks furniture on `page` in place, comparing with its neighbours (pages of the window other than
  * itself). Returns nothing: kinds are set to page_header, page_footer or page_number.
  */
+interface BandSignatures { readonly top: Array<{ sig: string; centre: number }>; readonly bottom: Array<{ sig: string; centre: number }> }
+
+// Each page's band texts are compared with up to 2 * WINDOW neighbours: computed once per page.
+const bandCache = new WeakMap<FurniturePage, BandSignatures>()
+
+const signaturesOf = (p: FurniturePage, band: Band) => {
+  let cached = bandCache.get(p)
+  if (cached === undefined) {
+    cached = { top: [], bottom: [] }
+    for (const b of p.blocks) {
+      if (b.kind === "table") continue
+      const where = bandOf(b, p.height)
+      if (where !== undefined) cached[where].push({ sig: signature(textOf(b)), centre: (b.top + b.bottom) / 2 / p.height })
+    }
+    bandCache.set(p, cached)
+  }
+  return cached[band]
+}
+
 export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<FurniturePage>, bodySize: number): void => {
   const others = neighbours.filter((p) => p.pageNumber !== page.pageNumber)
-  const signaturesOf = (p: FurniturePage, band: Band) => {
-    const out: Array<{ sig: string; centre: number }> = []
-    for (const b of p.blocks) if (b.kind !== "table" && bandOf(b, p.height) === band) out.push({ sig: signature(textOf(b)), centre: (b.top + b.bottom) / 2 / p.height })
-    return out
-  }
+
   const needed = others.length >= 4 ? 2 : 1
   for (const block of page.blocks) {
     if (block.kind === "table") continue

@@ -264,6 +264,38 @@ export const runsFrom = (
   return { runs, unmapped }
 }
 
+/** The quarter turn (0..3, clockwise in page space) most of the page's characters are set at. */
+const dominantTurn = (items: ReadonlyArray<unknown>, base: Matrix): number => {
+  const weight = [0, 0, 0, 0]
+  for (const item of items) {
+    if (!isTextItem(item) || item.str.length === 0) continue
+    const t = multiply(base, item.transform as Matrix)
+    const angle = Math.atan2(t[1], t[0])
+    const quarter = ((Math.round(angle / (Math.PI / 2)) % 4) + 4) % 4
+    weight[quarter] += item.str.length
+  }
+  let best = 0
+  for (let q = 1; q < 4; q++) if (weight[q] > weight[best] * 1.5 && weight[q] > weight[0]) best = q
+  return best
+}
+
+/** The page matrix turned back by `turn` quarters, with the page box moved to the origin. */
+const turned = (base: Matrix, turn: number, width: number, height: number): { matrix: Matrix; width: number; height: number } => {
+  if (turn === 0) return { matrix: base, width, height }
+  const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
+  return { matrix: multiply(r, base), width: turn === 2 ? width : height, height: turn === 2 ? height : width }
+}
+
+const turnRule = (rule: Rule, turn: number, width: number, height: number): Rule => {
+  const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
+  const ax = r[0] * rule.x0 + r[2] * rule.y0 + r[4], ay = r[1] * rule.x0 + r[3] * rule.y0 + r[5]
+  const bx = r[0] * rule.x1 + r[2] * rule.y1 + r[4], by = r[1] * rule.x1 + r[3] * rule.y1 + r[5]
+  const horizontal = Math.abs(ay - by) < Math.abs(ax - bx)
+  return horizontal
+    ? { horizontal, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2 }
+    : { horizontal, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by) }
+}
+
 /**
  * Whether the page's text hints at something only the drawings can settle: several rows whose
  * items are set apart like table cells (or columns). Pages of plain running text skip the
@@ -332,8 +364,15 @@ export const readPageContent = (
               graphicsFailed = true
             }
           }
-          const { runs, unmapped } = runsFrom(doc, page, content.items, content.styles, base)
-          return { pageNumber, width: viewport.width, height: viewport.height, runs, rules, unmapped, graphicsFailed }
+          // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
+          // over unrotated content) is read in its own orientation: the page frame turns with it.
+          const turn = dominantTurn(content.items, base)
+          const frame = turned(base, turn, viewport.width, viewport.height)
+          if (turn !== 0) rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
+          const all = runsFrom(doc, page, content.items, content.styles, frame.matrix)
+          // Text outside the visible box (CropBox) is not on the page as readers see it.
+          const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
+          return { pageNumber, width: frame.width, height: frame.height, runs, rules, unmapped: all.unmapped, graphicsFailed }
         } finally {
           page.cleanup()
         }

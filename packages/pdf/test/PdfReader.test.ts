@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import { type DocumentError } from "@strata/core"
+import { degrees } from "pdf-lib"
 import { pdfReader } from "../src/index.ts"
 import { LOREM, makePdf } from "./helpers/MakePdf.ts"
 import { readAll } from "./helpers/ReadAll.ts"
@@ -92,6 +93,39 @@ describe("pdfReader", () => {
       assert.deepStrictEqual(auto.pages[1].diagnostics?.map((d) => [d.code, d.severity, d.page]), [["pdf_no_text_layer", "warning", 2]])
       const fast = yield* readAll(bytes, { mode: "fast" })
       assert.isUndefined(fast.pages[1].diagnostics)
+    }))
+
+  it.effect("rotated pages are read in their text's orientation; crop boxes frame the page", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => {
+        b.page((c) => {
+          c.text(72, 72, "Rotated page heading", 18, "bold")
+          c.paragraph(72, 110, 400, "First paragraph on the rotated page.")
+          c.page.setRotation(degrees(90))
+        })
+        b.page((c) => {
+          c.text(72, 72, "Outside the crop box", 11)
+          c.text(150, 300, "Inside the crop box", 11)
+          // Crop to x 100..400, y (from the bottom) 300..600.
+          c.page.setCropBox(100, 300, 300, 300)
+        })
+      }))
+      const all = yield* readAll(bytes)
+      const [rotated, cropped] = all.pages
+      // /Rotate 90 over unrotated content shows the text running down the page; it is read in its own orientation.
+      assert.strictEqual(rotated.width, 612)
+      assert.strictEqual(rotated.height, 792)
+      assert.approximately(rotated.blocks[0].bbox![0], 72 / 612, 0.01)
+      assert.deepStrictEqual(rotated.blocks.map((b) => b.content), ["# Rotated page heading", "First paragraph on the rotated page."])
+      assert.strictEqual(cropped.width, 300)
+      assert.strictEqual(cropped.height, 300)
+      const inside = cropped.blocks.find((b) => b.content === "Inside the crop box")
+      assert.isDefined(inside)
+      // 150pt from the page's left edge is 50pt into the crop box; the line's top, 300pt below the page top
+      // (y = 492 from the bottom), is 108pt below the crop box's top edge (y = 600).
+      assert.approximately(inside!.bbox![0], 50 / 300, 0.02)
+      assert.approximately(inside!.bbox![1], 108 / 300, 0.02)
+      assert.isUndefined(cropped.blocks.find((b) => b.content.includes("Outside")))
     }))
 
   it.effect("a PDF with an empty user password opens", () =>

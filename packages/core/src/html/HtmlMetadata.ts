@@ -45,12 +45,15 @@ const NAMED: Record<string, string> = {
   "article:section": "articleSection"
 }
 
-/** Keys the pipeline owns; a page's meta tag must not overwrite them. */
-const RESERVED = new Set(["sourceURL", "url", "statusCode", "contentType", "scrapeId", "error", "numPages", "totalPages"])
+/**
+ * Keys the pipeline owns, which a page's meta tag must not overwrite, and names that would
+ * reach the object's prototype (`<meta name="__proto__">`).
+ */
+const RESERVED = new Set(["sourceURL", "url", "statusCode", "contentType", "scrapeId", "error", "numPages", "totalPages", "__proto__", "constructor", "prototype"])
 
 const add = (metadata: Metadata, key: string, value: string): void => {
   if (RESERVED.has(key)) return
-  const existing = metadata[key]
+  const existing = Object.hasOwn(metadata, key) ? metadata[key] : undefined
   if (existing === undefined) metadata[key] = value
   else if (Array.isArray(existing)) existing.push(value)
   else metadata[key] = [existing, value]
@@ -116,7 +119,7 @@ export const extractMetadata = (root: Root, url: string): Metadata => {
     const lower = key.toLowerCase()
     if (lower === "og:locale:alternate") localeAlternates.push(value)
     const mapped = NAMED[lower]
-    if (mapped !== undefined && mapped !== key && !(mapped in metadata)) metadata[mapped] = value
+    if (mapped !== undefined && mapped !== key && !Object.hasOwn(metadata, mapped)) metadata[mapped] = value
     add(metadata, key, value)
   }
   // Firecrawl's title is the raw `<title>`, with og:title only as a fallback.

@@ -97,6 +97,14 @@ describe("processHtml", () => {
     expect(metadata).not.toHaveProperty("charset")
   })
 
+  it("ignores meta names that would reach the prototype", () => {
+    const html = `<head><meta name="__proto__" content="x"><meta name="constructor" content="y"><meta name="toString" content="z"></head>`
+    const { metadata } = run(html)
+    expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype)
+    expect(Object.hasOwn(metadata, "__proto__")).toBe(false)
+    expect(metadata.toString).toBe("z")
+  })
+
   it("takes the language from Content-Language when <html lang> is missing", () => {
     const html = `<html><head><meta http-equiv="Content-Language" content="de-AT, de"><title>T</title></head><body><p>x</p></body></html>`
     expect(run(html).metadata.language).toBe("de-AT")

@@ -8,26 +8,8 @@
  */
 import { Schema } from "effect"
 
-/** Every kind a reader may give a block. The first ten are the contract's block types. */
-export const BlockKind = Schema.Literals([
-  "title",
-  "section_header",
-  "text",
-  "table",
-  "formula",
-  "figure",
-  "caption",
-  "page_number",
-  "page_header",
-  "page_footer",
-  "list_item",
-  "code",
-  "footnote"
-])
-export type BlockKind = typeof BlockKind.Type
-
 /** The contract's block `type` values (the spec says new ones may be added; we keep to these ten). */
-export const BlockType = Schema.Literals([
+export const BlockTypes = [
   "title",
   "section_header",
   "text",
@@ -38,8 +20,13 @@ export const BlockType = Schema.Literals([
   "page_number",
   "page_header",
   "page_footer"
-])
+] as const
+export const BlockType = Schema.Literals(BlockTypes)
 export type BlockType = typeof BlockType.Type
+
+/** Every kind a reader may give a block: the contract's ten types, plus kinds written as `text` with their own label. */
+export const BlockKind = Schema.Literals([...BlockTypes, "list_item", "code", "footnote"])
+export type BlockKind = typeof BlockKind.Type
 
 /** Kinds kept out of the document body: page furniture. Their blocks have a null `markdownSpan`. */
 export const isFurniture = (kind: BlockKind): boolean =>

@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { DiscoveredTool } from "./Catalog.ts"
+import { BlockTypes } from "../Document.ts"
 
 const Unit = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const PageNumber = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({ description: "1-based physical page number." })
@@ -20,18 +21,6 @@ export const BlockConfidence = Schema.Struct({
   ocr: Schema.NullOr(Schema.Finite)
 }).annotate({ identifier: "BlockConfidence" })
 
-export const BlockTypes = [
-  "title",
-  "section_header",
-  "text",
-  "table",
-  "formula",
-  "figure",
-  "caption",
-  "page_number",
-  "page_header",
-  "page_footer"
-] as const
 
 export const BlockItem = Schema.Struct({
   id: Schema.String.annotate({ description: "`p<page>.b<index in reading order>`, unique in the response." }),

@@ -56,7 +56,6 @@ export {
   ActionsResult,
   BlockConfidence,
   BlockItem,
-  BlockTypes,
   BrandingProfile,
   ChangeTrackingResult,
   DocumentMetadata,

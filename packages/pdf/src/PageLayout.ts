@@ -90,10 +90,35 @@ const normalisedBox = (block: LayoutBlock, page: PageAnalysis): [number, number,
   return [c(block.x0 / page.width), c(block.top / page.height), c(block.x1 / page.width), c(block.bottom / page.height)]
 }
 
+/**
+ * A paragraph cut by a column break is one paragraph: a text block that stops mid-sentence (no
+ * closing punctuation) followed in reading order by a text block that starts in lower case, higher
+ * up the page (the next column), in the same font size, is joined to it.
+ */
+const joinContinuations = (ordered: Array<LayoutBlock>): Array<LayoutBlock> => {
+  const out: Array<LayoutBlock> = []
+  for (const block of ordered) {
+    const previous = out[out.length - 1]
+    if (previous !== undefined && previous.kind === "text" && block.kind === "text" && block.top < previous.bottom - 2 * block.size &&
+      Math.abs(block.size - previous.size) < 0.5) {
+      const last = previous.lines[previous.lines.length - 1]?.text ?? ""
+      const first = block.lines[0]?.text ?? ""
+      if (/[\p{Ll},\-\u00ad]$/u.test(last) && /^\p{Ll}/u.test(first)) {
+        previous.lines.push(...block.lines)
+        previous.x1 = Math.max(previous.x1, block.x1)
+        previous.bottom = Math.max(previous.bottom, block.bottom)
+        continue
+      }
+    }
+    out.push(block)
+  }
+  return out
+}
+
 export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): Page => {
   classifyBlocks(page.blocks, stats, page)
   markFurniture(page, neighbours, stats.bodySize)
-  const ordered = readingOrder(page.blocks, page.rtl)
+  const ordered = joinContinuations(readingOrder(page.blocks, page.rtl))
   nestLists(ordered)
   const blocks: Array<Block> = []
   for (const block of ordered) {

@@ -20,6 +20,13 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
     right = c.paragraph(320, right + 8, 220, `Right two. ${LOREM}`)
     c.paragraph(72, Math.max(left, right) + 20, 468, "A closing paragraph that spans the full width of the page below both columns.")
   })),
+  "column-continuation": () => makePdf((b) => b.page((c) => {
+    // One paragraph broken by the column break in mid-sentence, then a second paragraph.
+    const left = c.paragraph(72, 80, 220, `${LOREM} The sentence goes on in the`)
+    const right = c.paragraph(320, 80, 220, "next column without a break, and ends here.")
+    c.paragraph(320, right + 8, 220, DUIS)
+    void left
+  })),
   "ruled-table": () => makePdf((b) => b.page((c) => {
     c.text(72, 60, "Quarterly figures", 16, "bold")
     const xs = [72, 200, 300, 400]

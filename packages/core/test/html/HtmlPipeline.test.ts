@@ -1,5 +1,6 @@
 /** processHtml end to end: cleaning, URL resolution, images, links, metadata and the filters. */
 import { describe, expect, it } from "vitest"
+import fc from "fast-check"
 import { processHtml, type HtmlOptions } from "../../src/index.ts"
 import { largestCandidate, parseSrcset } from "../../src/html/HtmlClean.ts"
 
@@ -184,6 +185,24 @@ describe("processHtml", () => {
   it("never throws on malformed or hostile markup", () => {
     const inputs = ["", "<", "<<<>>>", "<table><td>x", "<ul><li>a<li>b</ul></li></div>", "<a href='http://[::1'>x</a>", "<p>".repeat(5000), "<svg><p>x</svg>", "\u0000<b>\u0000</b>"]
     for (const input of inputs) expect(() => run(input)).not.toThrow()
+  })
+
+  it("handles random tag soup: no throw, absolute links, deterministic output", () => {
+    const piece = fc.oneof(
+      fc.constantFrom("<p>", "</p>", "<div>", "</div>", "<table>", "<tr>", "<td>", "<th>", "</table>", "<ul>", "<li>", "</ul>", "<ol start=3>", "<pre>", "</pre>", "<code>", "</code>", "<b>", "</b>", "<em>", "</em>", "<br>", "<hr>", "<h2>", "</h2>", "<blockquote>", "<!--c-->", "<script>x<y</script>", "<svg><path/></svg>", "<img src=a.png alt=x>", "<img srcset='b.png 2x'>", "<base href=/base/>"),
+      fc.constantFrom("<a href='x'>", "<a href='#f'>", "<a href='javascript:x'>", "<a href='mailto:m@x.y'>", "<a href='//cdn.example.org/p'>", "</a>"),
+      fc.string({ maxLength: 8 })
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const html = pieces.join("")
+        const first = run(html, { onlyMainContent: pieces.length % 2 === 0 })
+        expect(run(html, { onlyMainContent: pieces.length % 2 === 0 })).toEqual(first)
+        for (const link of first.links ?? []) expect(link).toMatch(/^(https?:\/\/|mailto:)/)
+        expect(typeof first.markdown).toBe("string")
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("flattens absurdly deep nesting instead of overflowing the stack", () => {

@@ -115,10 +115,42 @@ const joinContinuations = (ordered: Array<LayoutBlock>): Array<LayoutBlock> => {
   return out
 }
 
-export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): Page => {
+/** A page whose blocks have kinds and reading order, not yet written. */
+export interface OrderedPage {
+  readonly page: PageAnalysis
+  ordered: Array<LayoutBlock>
+}
+
+/** Kinds, furniture and reading order: everything but the markdown. */
+export const orderPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): OrderedPage => {
   classifyBlocks(page.blocks, stats, page)
   markFurniture(page, neighbours, stats.bodySize)
-  const ordered = joinContinuations(readingOrder(page.blocks, page.rtl))
+  return { page, ordered: joinContinuations(readingOrder(page.blocks, page.rtl)) }
+}
+
+const isBody = (block: LayoutBlock) =>
+  block.kind !== "page_header" && block.kind !== "page_footer" && block.kind !== "page_number" && block.kind !== "footnote"
+
+/**
+ * A paragraph running over the page break is kept whole on the page where it starts: when the
+ * last body block of `current` stops mid-sentence and the first body block of `next` starts in lower
+ * case at the same size, that block's lines move to `current` (its box stays the one on `current`).
+ */
+export const carryOver = (current: OrderedPage, next: OrderedPage): void => {
+  const last = current.ordered.filter(isBody).at(-1)
+  const firstIndex = next.ordered.findIndex(isBody)
+  const first = next.ordered[firstIndex]
+  if (last === undefined || first === undefined || last.kind !== "text" || first.kind !== "text") return
+  if (Math.abs(last.size - first.size) >= 0.5) return
+  const tail = last.lines[last.lines.length - 1]?.text ?? ""
+  const head = first.lines[0]?.text ?? ""
+  if (!/[\p{Ll},\-\u00ad]$/u.test(tail) || !/^\p{Ll}/u.test(head)) return
+  last.lines.push(...first.lines)
+  next.ordered.splice(firstIndex, 1)
+}
+
+/** Writes an ordered page: each block's markdown fragment, box and kind. */
+export const writePage = ({ page, ordered }: OrderedPage): Page => {
   nestLists(ordered)
   const blocks: Array<Block> = []
   for (const block of ordered) {
@@ -140,6 +172,10 @@ export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAna
     ...(page.diagnostics.length > 0 ? { diagnostics: page.diagnostics } : {})
   }
 }
+
+/** Orders and writes a page on its own (no page after it to carry a paragraph into). */
+export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): Page =>
+  writePage(orderPage(page, neighbours, stats))
 
 /** The record of a page that could not be read at all. */
 export const failedPage = (pageNumber: number, message: string): Page => ({

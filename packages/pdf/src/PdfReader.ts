@@ -3,7 +3,7 @@
  *
  * Pages are read one at a time. Each page is analysed as it enters a small look-ahead window
  * (so font statistics and running headers of the pages around it are known) and finished when it
- * leaves; at most `2 * WINDOW + 1` analysed pages are held, whatever the document's length. A page
+ * leaves; at most `2 * WINDOW + 2` analysed pages are held, whatever the document's length. A page
  * pdf.js cannot read is recorded as `failed` and the stream goes on; the deadline ends the stream
  * with a Timeout error.
  */
@@ -12,7 +12,7 @@ import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
 import { Corrupt, type DocumentError, type DocumentInfo, type Page, type ReadRequest, type ReadResult, type Reader } from "@strata/core"
 import { FontStats } from "./FontStats.ts"
 import { forgetFonts, readPageContent } from "./PageContent.ts"
-import { analysePage, type AnalyseOptions, failedPage, finishPage, type PageAnalysis } from "./PageLayout.ts"
+import { analysePage, type AnalyseOptions, carryOver, failedPage, type OrderedPage, orderPage, type PageAnalysis, writePage } from "./PageLayout.ts"
 import { closePdf, openPdf, type OpenedPdf, pdfError } from "./PdfLoader.ts"
 
 /** Pages looked at on each side of the page being finished. */
@@ -65,13 +65,15 @@ interface WindowState {
   /** Next page to finish and emit. */
   nextEmit: number
   readonly analysed: Map<number, PageAnalysis>
+  /** Pages with kinds and order (the page being written and the one after it). */
+  readonly ordered: Map<number, OrderedPage>
   readonly failed: Map<number, string>
 }
 
 /** The stream of pages; `opened` is closed when the stream ends, fails or is interrupted. */
 const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, options: AnalyseOptions): Stream.Stream<Page, DocumentError> => {
   const stats = new FontStats()
-  const state: WindowState = { nextRead: 1, nextEmit: 1, analysed: new Map(), failed: new Map() }
+  const state: WindowState = { nextRead: 1, nextEmit: 1, analysed: new Map(), ordered: new Map(), failed: new Map() }
   const cleanup = Effect.promise(async () => {
     await opened.doc.cleanup().catch(() => undefined)
     forgetFonts(opened.doc)
@@ -99,28 +101,41 @@ const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, optio
   const step = Effect.suspend((): Effect.Effect<readonly [ReadonlyArray<Page>, Option.Option<WindowState>], DocumentError> => {
     const pageNumber = state.nextEmit
     const fill = Effect.whileLoop({
-      while: () => state.nextRead <= Math.min(numPages, pageNumber + WINDOW),
+      // One page beyond the window: page + 1 is ordered early (see carryOver) and needs its own window.
+      while: () => state.nextRead <= Math.min(numPages, pageNumber + WINDOW + 1),
       body: () => readNext,
       step: () => undefined
     })
     return fill.pipe(Effect.map(() => {
-      let page: Page
-      const failure = state.failed.get(pageNumber)
-      const analysis = state.analysed.get(pageNumber)
-      if (analysis === undefined) {
-        page = failedPage(pageNumber, failure ?? "the page could not be read")
-      } else {
+      const order = (n: number): OrderedPage | undefined => {
+        const done = state.ordered.get(n)
+        if (done !== undefined) return done
+        const analysis = state.analysed.get(n)
+        if (analysis === undefined) return undefined
         const neighbours: Array<PageAnalysis> = []
-        for (let p = pageNumber - WINDOW; p <= pageNumber + WINDOW; p++) {
+        for (let p = n - WINDOW; p <= n + WINDOW; p++) {
           const other = state.analysed.get(p)
-          if (other !== undefined && p !== pageNumber) neighbours.push(other)
+          if (other !== undefined && p !== n) neighbours.push(other)
         }
-        try {
-          page = finishPage(analysis, neighbours, stats)
-        } catch (cause) {
-          page = failedPage(pageNumber, `the page's layout could not be finished: ${cause instanceof Error ? cause.message : String(cause)}`)
-        }
+        const ordered = orderPage(analysis, neighbours, stats)
+        state.ordered.set(n, ordered)
+        return ordered
       }
+      let page: Page
+      try {
+        const current = order(pageNumber)
+        if (current === undefined) {
+          page = failedPage(pageNumber, state.failed.get(pageNumber) ?? "the page could not be read")
+        } else {
+          // The next page is ordered now so that a paragraph running over the break stays whole.
+          const next = pageNumber < numPages ? order(pageNumber + 1) : undefined
+          if (next !== undefined) carryOver(current, next)
+          page = writePage(current)
+        }
+      } catch (cause) {
+        page = failedPage(pageNumber, `the page's layout could not be finished: ${cause instanceof Error ? cause.message : String(cause)}`)
+      }
+      state.ordered.delete(pageNumber)
       state.failed.delete(pageNumber)
       state.analysed.delete(pageNumber - WINDOW)
       state.nextEmit++

@@ -27,6 +27,18 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
     c.paragraph(320, right + 8, 220, DUIS)
     void left
   })),
+  "page-continuation": () => makePdf((b) => {
+    b.page((c) => {
+      const y = c.text(72, 60, "Carried Over", 18, "bold")
+      c.paragraph(72, y + 10, 460, `${LOREM} This sentence does not end on the first page but`)
+      c.text(300, 750, "1", 9)
+    })
+    b.page((c) => {
+      const y = c.paragraph(72, 60, 460, "carries on at the top of the second page, where it ends.")
+      c.paragraph(72, y + 10, 460, DUIS)
+      c.text(300, 750, "2", 9)
+    })
+  }),
   "ruled-table": () => makePdf((b) => b.page((c) => {
     c.text(72, 60, "Quarterly figures", 16, "bold")
     const xs = [72, 200, 300, 400]

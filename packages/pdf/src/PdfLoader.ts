@@ -7,6 +7,7 @@
  * rest of the package never sees pdf.js exception classes.
  */
 import { Effect } from "effect"
+import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -22,6 +23,37 @@ const wasmUrl = join(packageRoot, "wasm") + "/"
 
 // The fake (in-process) worker imports this module; pointing at it explicitly avoids a lookup.
 pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(join(packageRoot, "legacy/build/pdf.worker.mjs")).href
+
+/**
+ * Standard fonts and CMaps are read from the pdfjs-dist package for every document that needs
+ * them; a service reading many small PDFs would read the same files again and again. They are
+ * kept in memory once read (a few MB at most), and each document gets its own copy because pdf.js
+ * may transfer the buffer it is given.
+ */
+const binaryCache = new Map<string, Uint8Array>()
+const BINARY_CACHE_BYTES = 32 * 1024 * 1024
+let binaryCacheBytes = 0
+
+class CachedBinaryDataFactory {
+  private readonly urls: Record<string, string | null>
+  constructor(options: { cMapUrl?: string | null; standardFontDataUrl?: string | null; wasmUrl?: string | null }) {
+    this.urls = { cMapUrl: options.cMapUrl ?? null, standardFontDataUrl: options.standardFontDataUrl ?? null, wasmUrl: options.wasmUrl ?? null }
+  }
+  async fetch({ kind, filename }: { kind: string; filename: string }): Promise<Uint8Array> {
+    const base = this.urls[kind]
+    if (base === null || base === undefined) throw new Error(`no local ${kind} for ${filename}`)
+    const path = `${base}${filename}`
+    let bytes = binaryCache.get(path)
+    if (bytes === undefined) {
+      bytes = new Uint8Array(await readFile(path))
+      if (binaryCacheBytes + bytes.length <= BINARY_CACHE_BYTES) {
+        binaryCache.set(path, bytes)
+        binaryCacheBytes += bytes.length
+      }
+    }
+    return bytes.slice()
+  }
+}
 
 export interface OpenedPdf {
   readonly task: PDFDocumentLoadingTask
@@ -103,8 +135,9 @@ export const openPdf = (bytes: Uint8Array, deadline: number, password?: string):
       cMapUrl,
       cMapPacked: true,
       wasmUrl,
-      enableXfa: false
-    })
+      enableXfa: false,
+      BinaryDataFactory: CachedBinaryDataFactory
+    } as Parameters<typeof pdfjs.getDocument>[0])
     const open = Effect.tryPromise({ try: () => task.promise, catch: openFailure }).pipe(
       Effect.map((doc): OpenedPdf => {
         skipFontFaces(doc)

@@ -19,7 +19,7 @@ const COMPOUND_HEADS = new Set([
 ])
 
 /** Joins the lines of a paragraph; a line-end hyphen before a lowercase letter is a broken word. */
-export const joinLines = (texts: ReadonlyArray<string>): string => {
+export const joinLines = (texts: ReadonlyArray<string>, vocabulary?: ReadonlySet<string>): string => {
   let out = ""
   for (const raw of texts) {
     const text = raw.trim()
@@ -33,7 +33,17 @@ export const joinLines = (texts: ReadonlyArray<string>): string => {
     } else if (/\p{L}[-\u2010]$/u.test(out) && /^\p{L}/u.test(text)) {
       // A broken word loses its hyphen; a compound broken at its own hyphen keeps it.
       const word = /[\p{L}\p{N}-]*$/u.exec(out.slice(0, -1))?.[0] ?? ""
-      const compound = /^\p{Lu}/u.test(text) || word.includes("-") || COMPOUND_HEADS.has(word.toLowerCase())
+      const rest = /^[\p{L}\p{N}]*/u.exec(text)?.[0] ?? ""
+      const joined = (word + rest).toLowerCase()
+      const hyphenated = `${word}-${rest}`.toLowerCase()
+      // The page's own words decide first: a form seen elsewhere on the page wins.
+      const seenJoined = vocabulary?.has(joined) === true
+      const seenHyphenated = vocabulary?.has(hyphenated) === true
+      const compound = seenHyphenated && !seenJoined
+        ? true
+        : seenJoined && !seenHyphenated
+        ? false
+        : /^\p{Lu}/u.test(text) || word.includes("-") || COMPOUND_HEADS.has(word.toLowerCase())
       out = compound ? out + text : out.slice(0, -1) + text
     } else {
       out += " " + text
@@ -51,7 +61,20 @@ const escapeStart = (text: string) =>
 // Text is kept as the PDF has it (no HTML escaping): markdown consumers read it as prose.
 const escapeInline = (text: string) => text
 
-const plain = (block: LayoutBlock) => expandLigatures(joinLines(block.lines.map((l) => l.text)))
+const plain = (block: LayoutBlock, vocabulary?: ReadonlySet<string>) => expandLigatures(joinLines(block.lines.map((l) => l.text), vocabulary))
+
+/** The words of a page (lower case, hyphenated compounds kept whole), for hyphen repair. */
+export const pageVocabulary = (blocks: ReadonlyArray<LayoutBlock>): Set<string> => {
+  const words = new Set<string>()
+  for (const block of blocks) {
+    for (const line of block.lines) {
+      // A word broken at the end of its line is not evidence: only words inside lines count.
+      const inner = line.text.replace(/[\p{L}\p{N}]+-$/u, "")
+      for (const m of inner.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) words.add(m[0].toLowerCase())
+    }
+  }
+  return words
+}
 
 /** Code keeps its lines and their indentation (x offsets to spaces at the monospace advance). */
 const code = (block: LayoutBlock): string => {
@@ -71,17 +94,17 @@ const code = (block: LayoutBlock): string => {
   return `${fence}\n${text}\n${fence}`
 }
 
-export const blockMarkdown = (block: LayoutBlock): string => {
+export const blockMarkdown = (block: LayoutBlock, vocabulary?: ReadonlySet<string>): string => {
   switch (block.kind) {
     case "table":
-      return block.table !== undefined ? tableMarkdown(block.table) : plain(block)
+      return block.table !== undefined ? tableMarkdown(block.table) : plain(block, vocabulary)
     case "code":
       return code(block)
     case "title":
     case "section_header":
-      return `${"#".repeat(block.level ?? 2)} ${escapeInline(plain(block).replace(/\s*#+\s*$/, ""))}`
+      return `${"#".repeat(block.level ?? 2)} ${escapeInline(plain(block, vocabulary).replace(/\s*#+\s*$/, ""))}`
     case "list_item": {
-      const text = plain(block)
+      const text = plain(block, vocabulary)
       const match = LIST_MARKER.exec(text)
       const marker = match?.[0].trim() ?? ""
       const rest = escapeInline(text.slice(match?.[0].length ?? 0))
@@ -91,10 +114,10 @@ export const blockMarkdown = (block: LayoutBlock): string => {
       return `${indent}- ${marker} ${rest}`
     }
     case "formula":
-      return escapeInline(plain(block))
+      return escapeInline(plain(block, vocabulary))
     case "footnote":
-      return escapeStart(plain(block))
+      return escapeStart(plain(block, vocabulary))
     default:
-      return escapeStart(escapeInline(plain(block)))
+      return escapeStart(escapeInline(plain(block, vocabulary)))
   }
 }

@@ -5,7 +5,7 @@
  * the page leaves it, with the font statistics and the neighbouring pages it needs.
  */
 import { type Block, type Diagnostic, makeBlock, type Page, type PageStatus } from "@strata/core"
-import { blockMarkdown } from "./BlockMarkdown.ts"
+import { blockMarkdown, pageVocabulary } from "./BlockMarkdown.ts"
 import { classifyBlocks, observeHeadings } from "./Classify.ts"
 import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
@@ -152,10 +152,11 @@ export const carryOver = (current: OrderedPage, next: OrderedPage): void => {
 /** Writes an ordered page: each block's markdown fragment, box and kind. */
 export const writePage = ({ page, ordered }: OrderedPage): Page => {
   nestLists(ordered)
+  const vocabulary = pageVocabulary(ordered)
   const blocks: Array<Block> = []
   for (const block of ordered) {
     if (page.rtl && block.table !== undefined) block.table = mirrorGrid(block.table)
-    const content = blockMarkdown(block)
+    const content = blockMarkdown(block, vocabulary)
     if (content.length === 0) continue
     blocks.push(makeBlock(block.kind, content, {
       bbox: normalisedBox(block, page),

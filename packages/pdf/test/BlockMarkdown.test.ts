@@ -12,6 +12,10 @@ describe("block text", () => {
     assert.strictEqual(joinLines(["Anglo-", "Saxon"]), "Anglo-Saxon")
     assert.strictEqual(joinLines(["soft\u00ad", "ware"]), "software")
     assert.strictEqual(joinLines(["ends here.", "Next one"]), "ends here. Next one")
+    // The page's own words settle what the rules cannot.
+    assert.strictEqual(joinLines(["a pre-", "trained model"], new Set(["pre-trained"])), "a pre-trained model")
+    assert.strictEqual(joinLines(["a pre-", "trained model"]), "a pretrained model")
+    assert.strictEqual(joinLines(["self-", "attention"], new Set(["selfattention"])), "selfattention")
   })
 
   it("expands ligatures only", () => {

@@ -125,6 +125,7 @@ export const renderContent = (
         if (result.markdown !== undefined) data.markdown = result.markdown
         if (result.html !== undefined) data.html = result.html
         if (result.links !== undefined) data.links = result.links
+        if (result.warnings !== undefined && result.warnings.length > 0) data.warning = result.warnings.join("; ")
         data.metadata = { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }
         return data
       }

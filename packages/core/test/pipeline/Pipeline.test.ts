@@ -221,3 +221,12 @@ describe("Pipeline streams", () => {
     expect(list[0].type === "done" && (list[0].data.markdown as string).includes("# Heading")).toBe(true)
   })
 })
+
+describe("Pipeline warnings", () => {
+  it("reports an invalid includeTags selector as a warning instead of failing", async () => {
+    const data = await run((p) => p.scrape({ url: `${base}/article`, includeTags: ["h1", "p:::bad"] }))
+    expect(data.markdown as string).toContain("# Heading")
+    expect(typeof data.warning).toBe("string")
+    expect(data.warning as string).toContain("p:::bad")
+  })
+})

@@ -34,6 +34,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
   const bigContent = (element: Element) =>
     (options.chromeOnly === true && big(element, 0.8)) || (big(element) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.5)
   const protectedDepth = new Set<Element>()
+  const landmarkAncestors = ancestorsOfLandmarks(body, stats, total)
   return filterTree(body, (element, parent) => {
     const tag = element.tagName
     // pages that render their content only without scripts (Discourse) keep it in <noscript>
@@ -47,6 +48,8 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     if (options.stripHidden && isHidden(element)) return !(big(element, 0.25) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.4)
     if (tag === "body" || tag === "html") return false
     if (options.stripUnlikely && isAlwaysBoilerplate(element)) return true
+    // wrappers of the page's own main landmark are layout, whatever their class names say
+    if (landmarkAncestors.has(element)) return false
     if (tag === "main" || tag === "article") return false
     if (CHROME_TAGS.has(tag)) return !bigContent(element)
     const role = attr(element, "role")
@@ -62,6 +65,27 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     }
     return false
   }, unhide)
+}
+
+/** Ancestors of `<main>` and `[role=main]` elements that hold a fifth of the text. */
+const ancestorsOfLandmarks = (body: Root | Element, stats: StatsTable, total: number): Set<Element> => {
+  const out = new Set<Element>()
+  const path: Array<Element> = []
+  const visit = (node: Root | Element) => {
+    for (const child of node.children) {
+      if (child.type !== "element") continue
+      const landmark = child.tagName === "main" || attr(child, "role") === "main"
+      if (landmark && (stats.get(child) ?? EMPTY_STATS).chars >= total * 0.2) {
+        for (const a of path) out.add(a)
+        continue
+      }
+      path.push(child)
+      visit(child)
+      path.pop()
+    }
+  }
+  visit(body)
+  return out
 }
 
 /**

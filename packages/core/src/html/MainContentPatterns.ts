@@ -16,7 +16,7 @@ export const JUNK_TAGS = new Set([
 export const CHROME_TAGS = new Set(["nav", "aside", "footer", "header", "menu"])
 
 export const CHROME_ROLES = new Set([
-  "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog", "menu", "menubar", "toolbar", "tablist"
+  "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog", "menu", "menubar", "toolbar"
 ])
 
 /** Block-level tags: an element with none of these as children is a run of inline text. */
@@ -28,7 +28,7 @@ export const BLOCK_TAGS = new Set([
 
 /** Class/id tokens of boilerplate blocks (navigation, widgets, comments, promotions, consent). */
 export const UNLIKELY =
-  /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|suggested|similar|recommended|also-?like|more-?topics|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|widget|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback)(?:$|[\s_-])/
+  /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|suggested|similar|recommended|also-?like|more-?topics|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback)(?:$|[\s_-])/
 
 /**
  * Boilerplate so distinctive that size never saves it: consent managers and modal overlays
@@ -67,8 +67,18 @@ export const COMMENTS = /(?:^|[\s_-])(?:comments?|commentlist|comment-list|disqu
 
 export const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i
 
-/** Elements the page hides from readers. */
+/** Tab panels and accordion bodies: hidden until clicked, but part of the content. */
+const DISCLOSED = /(?:^|[\s_-])(?:tab-?pane|tabpanel|tab-?content|accordion|collapse|panel)(?:$|[\s_-])/
+
+/** Elements the page hides from readers (not counting tabs and accordions, which readers open). */
 export const isHidden = (element: Element): boolean => {
+  if (!isMarkedHidden(element)) return false
+  if (attr(element, "role") === "tabpanel") return false
+  const s = classAndId(element)
+  return s === "" || !DISCLOSED.test(s)
+}
+
+const isMarkedHidden = (element: Element): boolean => {
   const props = element.properties
   if (props.hidden !== undefined && props.hidden !== false && props.hidden !== null) return true
   if (attr(element, "ariaHidden") === "true") return true

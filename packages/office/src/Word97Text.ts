@@ -5,7 +5,7 @@
  * Paragraphs, table cells and rows, line breaks and field results are recovered; styles,
  * lists and emphasis are not (the caller says so in a diagnostic).
  */
-import XLSX from "xlsx"
+import CFB_MODULE from "cfb"
 import { makeBlock, type Block } from "@strata/core"
 import { corrupt, unsupported } from "./Failure.ts"
 import { escapeBlockStart, escapeInline } from "./MarkdownText.ts"
@@ -14,7 +14,7 @@ import { renderTable, type TableCell } from "./TableMarkdown.ts"
 interface CfbEntry {
   readonly content: Uint8Array
 }
-const CFB = (XLSX as unknown as { CFB: { read(data: Uint8Array, options: { type: "array" | "buffer" }): unknown; find(container: unknown, path: string): CfbEntry | null } }).CFB
+const CFB = (CFB_MODULE as unknown as { read(data: Uint8Array, options: { type: "array" | "buffer" }): unknown; find(container: unknown, path: string): CfbEntry | null })
 
 const cp1252 = new TextDecoder("windows-1252")
 const utf16 = new TextDecoder("utf-16le")

@@ -4,7 +4,7 @@
  * formatter), merged cells. Each sheet is parsed only when its page is asked for. Macros
  * (vbaProject.bin) are never read.
  */
-import XLSX from "xlsx"
+import SSF_MODULE from "ssf"
 import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { xlsxComments } from "./Comments.ts"
@@ -22,7 +22,7 @@ const maxRows = 100_000
 const maxCols = 2_000
 const maxCells = 2_000_000
 
-const SSF = (XLSX as unknown as { SSF: { format(fmt: string | number, value: number, opts?: object): string; get_table(): Record<number, string> } }).SSF
+const SSF = (SSF_MODULE as unknown as { format(fmt: string | number, value: number, opts?: object): string; get_table(): Record<number, string> })
 
 export const formatNumber = (value: number, formatCode: string | undefined, date1904: boolean): string => {
   if (formatCode === undefined || formatCode === "General") return SSF.format("General", value)

@@ -93,6 +93,9 @@ describe("extractMainContent", () => {
     expect(text).toContain("ventilated back panel keeps you cool")
     expect(text).toContain("bar-tacked at the stress points")
     expect(text).toContain("Recycled ripstop nylon")
+    // tab panels hidden until clicked are part of the description
+    expect(text).toContain("wash by hand in lukewarm water")
+    expect(text).toContain("lifetime warranty against defects")
     expect(text).toContain("Specifications")
     expect(text).not.toContain("Ridge 55L Trekking Pack")
     expect(text).not.toContain("Free shipping on orders")

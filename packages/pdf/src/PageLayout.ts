@@ -16,7 +16,8 @@ import type { PageContent } from "./PageContent.ts"
 import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
 import { mirrorGrid } from "./TableGrid.ts"
-import { alignedTables, ruledTables } from "./Tables.ts"
+import { alignedTables } from "./AlignedTables.ts"
+import { ruledTables } from "./Tables.ts"
 
 export interface PageAnalysis {
   readonly pageNumber: number

@@ -1,0 +1,119 @@
+/**
+ * Unruled tables, from text alignment alone: consecutive rows of several short fragments whose
+ * horizontal extents leave common vertical gutters. Prose set in columns leaves gutters too, so
+ * page columns are found first (gutters running down most of the text) and tables are looked for
+ * inside each column; fragment length tells a table's cells from a column's lines.
+ */
+import type { LayoutBlock } from "./LayoutBlock.ts"
+import type { Line } from "./Lines.ts"
+import { buildGrid, columnsFromText, tableBlock, textRows } from "./Tables.ts"
+
+/**
+ * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
+ * tables are looked for inside each column, so that a column of prose beside a table never
+ * becomes the table's first column.
+ */
+export const pageGutters = (lines: ReadonlyArray<Line>, width: number): Array<number> => {
+  const BIN = 2
+  const bins = Math.max(1, Math.ceil(width / BIN))
+  const covered = new Float64Array(bins)
+  let top = Infinity, bottom = -Infinity
+  for (const l of lines) {
+    if (l.rotated) continue
+    top = Math.min(top, l.top); bottom = Math.max(bottom, l.bottom)
+    const h = l.bottom - l.top
+    for (let b = Math.max(0, Math.floor(l.x0 / BIN)); b <= Math.min(bins - 1, Math.floor(l.x1 / BIN)); b++) covered[b] += h
+  }
+  const total = bottom - top
+  if (!(total > 0)) return []
+  const gutters: Array<number> = []
+  let start = -1
+  for (let b = 0; b <= bins; b++) {
+    const empty = b < bins && covered[b] <= total * 0.04
+    if (empty && start < 0) start = b
+    if (!empty && start >= 0) {
+      const x0 = start * BIN, x1 = b * BIN
+      if (x1 - x0 >= 8 && start > 0 && b < bins) {
+        const mid = (x0 + x1) / 2
+        // Both sides must be columns of running text, not the last column of a table.
+        const side = (keep: (l: Line) => boolean) => {
+          const own = lines.filter((l) => !l.rotated && keep(l))
+          let chars = 0, lo = Infinity, hi = -Infinity
+          for (const l of own) { chars += l.text.length; lo = Math.min(lo, l.top); hi = Math.max(hi, l.bottom) }
+          return own.length >= lines.length * 0.15 && chars / Math.max(1, own.length) >= 15 && hi - lo >= total * 0.5
+        }
+        if (side((l) => l.x1 <= mid) && side((l) => l.x0 >= mid)) gutters.push(mid)
+      }
+      start = -1
+    }
+  }
+  return gutters
+}
+
+/** Unruled tables from text alignment, looked for column by column. */
+export const alignedTables = (lines: ReadonlyArray<Line>, width: number): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  const gutters = pageGutters(lines, width)
+  if (gutters.length === 0) return alignedTablesIn(lines)
+  const regions: Array<Array<Line>> = Array.from({ length: gutters.length + 1 }, () => [])
+  const crossing: Array<Line> = []
+  for (const line of lines) {
+    const left = gutters.filter((g) => line.x1 <= g).length
+    const right = gutters.filter((g) => line.x0 >= g).length
+    // A line crossing a gutter (a title, a footer) belongs to no column.
+    if (left + right < gutters.length) crossing.push(line)
+    else regions[gutters.length - left].push(line)
+  }
+  const tables: Array<LayoutBlock> = []
+  const rest: Array<Line> = [...crossing]
+  for (const region of regions) {
+    const found = alignedTablesIn(region)
+    tables.push(...found.tables)
+    rest.push(...found.rest)
+  }
+  return { tables, rest }
+}
+
+const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  const rows = textRows(lines.filter((l) => !l.rotated))
+  const tables: Array<LayoutBlock> = []
+  const taken = new Set<Line>()
+  const flush = (from: number, to: number) => {
+    const candidate = rows.slice(from, to)
+    if (candidate.length < 3) return
+    const all = candidate.flat()
+    const totalChars = all.reduce((n, l) => n + l.text.length, 0)
+    if (totalChars / all.length > 32) return
+    const cuts = columnsFromText(all)
+    if (cuts.length < 1) return
+    const multi = candidate.filter((r) => r.length >= 2).length
+    if (multi < Math.max(3, candidate.length * 0.6)) return
+    // Two columns of sentences are a two-column layout or a definition list, not a table.
+    if (cuts.length === 1 && totalChars / all.length > 20) return
+    let x0 = Infinity, x1 = -Infinity
+    for (const l of all) { x0 = Math.min(x0, l.x0); x1 = Math.max(x1, l.x1) }
+    const ys = [Math.min(...candidate[0].map((l) => l.top))]
+    for (let i = 1; i < candidate.length; i++) {
+      ys.push((Math.max(...candidate[i - 1].map((l) => l.bottom)) + Math.min(...candidate[i].map((l) => l.top))) / 2)
+    }
+    ys.push(Math.max(...candidate[candidate.length - 1].map((l) => l.bottom)))
+    // Without rules only a well-filled grid is believed: labels scattered over a diagram also align.
+    const grid = buildGrid(all, [x0, ...cuts, x1], ys, undefined, true)
+    if (grid === undefined) return
+    tables.push(tableBlock(all, grid))
+    for (const l of all) taken.add(l)
+  }
+  const top = (row: Array<Line>) => Math.min(...row.map((l) => l.top))
+  const bottom = (row: Array<Line>) => Math.max(...row.map((l) => l.bottom))
+  let start = -1
+  for (let i = 0; i <= rows.length; i++) {
+    const row = rows[i]
+    const multi = row !== undefined && row.length >= 2
+    if (multi && (start < 0 || top(row) - bottom(rows[i - 1]) < 2.5 * row[0].size)) {
+      if (start < 0) start = i
+      continue
+    }
+    if (start >= 0) flush(start, i)
+    start = multi ? i : -1
+  }
+  return { tables, rest: lines.filter((l) => !taken.has(l)) }
+}

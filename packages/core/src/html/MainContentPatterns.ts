@@ -47,7 +47,7 @@ export const FORUM_CHROME =
 
 /** Chrome tokens no content-like token rescues ("related products entry-section" is still related). */
 export const STRONG_CHROME =
-  /(?:^|[\s_-])(?:related|upsells?|up-sells?|cross-?sells?|crosssells?|also-?like|you-?may-?also-?like|recommended|newsletter|share|sharing|social|breadcrumbs?|pagination|pager|sidebar|side-?bar|navbar|navigation)(?:$|[\s_-])/
+  /(?:^|[\s_-])(?:related|upsells?|up-sells?|cross-?sells?|crosssells?|also-?like|you-?may-?also-?like|recommended|share|sharing|social|breadcrumbs?|pagination|pager|navbar|navigation)(?:$|[\s_-])/
 
 /** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
 export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/

@@ -45,7 +45,6 @@ export class FontStats {
 
   /** Level 2..6 of a section heading of this size (1 is the title's); bold body-size headings get the level below the tiers. */
   level(size: number): number {
-    const body = this.bodySize
     const tiers: Array<number> = []
     for (const s of [...this.headingSizes.keys()].sort((a, b) => b - a)) {
       if (!this.isHeadingSize(s)) continue

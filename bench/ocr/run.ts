@@ -15,7 +15,7 @@ import { execFileSync } from "node:child_process"
 import { loadavg, cpus } from "node:os"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { rawImage, OcrEngine } from "../../packages/core/src/index.ts"
+import { rawImage } from "../../packages/core/src/index.ts"
 import { characterErrorRate, wordErrorRate } from "../../packages/ocr/src/ErrorRate.ts"
 import { makeEngine } from "../../packages/ocr/src/EngineChoice.ts"
 import type { EngineChoice } from "../../packages/ocr/src/EngineChoice.ts"
@@ -31,7 +31,6 @@ const option = (name: string): string | undefined => {
 }
 const PAGES = Number(option("--pages") ?? 2)
 const DPIS = [150, 200, 300]
-const CONDITIONS = ["clean", "noisy"] as const
 
 const ENGINES: Record<string, EngineChoice> = {
   tesseract: { _tag: "tesseract" },
@@ -58,7 +57,9 @@ const buildPages = async () => {
   for (const dpi of DPIS) {
     const clean = await renderAll(bytes, dpi)
     const noisy = await Promise.all(clean.map((g, i) => degrade(g, { noise: 20, blur: 0.7 * dpi / 300, rotate: 1.5, jpeg: 60 }, i + 1)))
-    for (const [condition, pages] of [["clean", clean], ["noisy", noisy]] as const) {
+    // A bad photocopy: heavy noise, stronger blur and skew, low JPEG quality.
+    const harsh = await Promise.all(clean.map((g, i) => degrade(g, { noise: 45, blur: 1.3 * dpi / 300, rotate: -3, jpeg: 35 }, i + 7)))
+    for (const [condition, pages] of [["clean", clean], ["noisy", noisy], ["harsh", harsh]] as const) {
       const renderer = await openRenderer(await imagePdf(pages.map((image) => ({ image }))))
       const images: Array<Gray> = []
       for (let p = 1; p <= renderer.numPages; p++) images.push((await renderer.render(p, dpi)).image)
@@ -72,6 +73,8 @@ const buildPages = async () => {
 /** Child mode: one engine over the whole set, rows as JSON on stdout. */
 const runEngine = async (name: string) => {
   const { set, truth } = await buildPages()
+  // The page set itself takes memory: report the engine's peak over this baseline too.
+  const baselineRssMb = process.resourceUsage().maxRSS / 1024
   const rows: Array<Row> = []
   await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const engine = yield* makeEngine(ENGINES[name])
@@ -100,7 +103,7 @@ const runEngine = async (name: string) => {
     }
   })))
   const peakRssMb = process.resourceUsage().maxRSS / 1024
-  process.stdout.write(JSON.stringify({ rows, peakRssMb }))
+  process.stdout.write(JSON.stringify({ rows, peakRssMb, baselineRssMb }))
 }
 
 /** Cost of the auto decision on born-digital pages (no OCR needed): facts from pdf.js, then the pure function. */
@@ -129,16 +132,16 @@ const main = async () => {
   const self = fileURLToPath(import.meta.url)
   const load = loadavg()[0]
   const all: Array<Row> = []
-  const memory: Record<string, number> = {}
+  const memory: Record<string, { peakRssMb: number; baselineRssMb: number }> = {}
   for (const name of engines) {
     const out = execFileSync(process.execPath, [self, "--child", name, "--pages", String(PAGES)], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
       maxBuffer: 64 * 2 ** 20
     })
-    const parsed = JSON.parse(out) as { rows: Array<Row>; peakRssMb: number }
+    const parsed = JSON.parse(out) as { rows: Array<Row>; peakRssMb: number; baselineRssMb: number }
     all.push(...parsed.rows)
-    memory[name] = Math.round(parsed.peakRssMb)
+    memory[name] = { peakRssMb: Math.round(parsed.peakRssMb), baselineRssMb: Math.round(parsed.baselineRssMb) }
   }
   const decision = await decisionCost()
   const conditions = {
@@ -155,15 +158,15 @@ const main = async () => {
   const md = [
     "# OCR benchmark",
     "",
-    `Synthetic born-digital pages (${PAGES} per cell, Times/Helvetica 11 pt body, 18 pt headings), rendered by our renderer, wrapped into image-only PDFs and read back; noisy = Gaussian noise σ20, blur, 1.5° skew, JPEG q60. ${conditions.date}, ${conditions.cpu}, ${conditions.cores} cores, load average ${conditions.loadAverageAtStart} → ${conditions.loadAverageAtEnd} (shared machine: timings are upper bounds). Each engine single-threaded: CPU s/page (all threads of the engine's process) is the per-core cost; wall s/page is inflated by the load.`,
+    `Synthetic born-digital pages (${PAGES} per cell, Times/Helvetica 11 pt body, 18 pt headings), rendered by our renderer, wrapped into image-only PDFs and read back; noisy = Gaussian noise σ20, blur σ0.7 (at 300 dpi), 1.5° skew, JPEG q60; harsh = noise σ45, blur σ1.3, −3° skew, JPEG q35. ${conditions.date}, ${conditions.cpu}, ${conditions.cores} cores, load average ${conditions.loadAverageAtStart} → ${conditions.loadAverageAtEnd} (shared machine: timings are upper bounds). Each engine single-threaded: CPU s/page (all threads of the engine's process) is the per-core cost; wall s/page is inflated by the load.`,
     "",
     "| engine | dpi | condition | CER | WER | CPU s/page | wall s/page |",
     "|---|---:|---|---:|---:|---:|---:|",
     ...all.map((r) => `| ${r.engine} | ${r.dpi} | ${r.condition} | ${pct(r.cer)} | ${pct(r.wer)} | ${r.cpuSecondsPerPage.toFixed(2)} | ${r.secondsPerPage.toFixed(2)} |`),
     "",
-    "| engine | peak RSS (MB, whole process) |",
-    "|---|---:|",
-    ...Object.entries(memory).map(([k, v]) => `| ${k} | ${v} |`),
+    "| engine | peak RSS (MB, whole process) | RSS before the engine started (page set loaded) | engine's share |",
+    "|---|---:|---:|---:|",
+    ...Object.entries(memory).map(([k, v]) => `| ${k} | ${v.peakRssMb} | ${v.baselineRssMb} | ${v.peakRssMb - v.baselineRssMb} |`),
     "",
     `Auto decision on ${decision.pages} born-digital pages: ${decision.ocrPages} sent to OCR; decideOcr ${decision.decideMsPerPage.toFixed(3)} ms/page; gathering its facts from pdf.js (operator list) ${decision.factsMsPerPage.toFixed(2)} ms/page.`,
     ""

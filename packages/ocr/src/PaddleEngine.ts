@@ -191,7 +191,7 @@ export const make = Effect.fn("PaddleEngine.make")(function*(options: PaddleOpti
     })
     // Similar widths per batch keep padding (wasted compute) small.
     const byWidth = [...items].sort((a, b) => a.outW - b.outW)
-    const lines: Array<OcrLine | undefined> = new Array(items.length)
+    const lines: Array<OcrLine | undefined> = Array.from({ length: items.length })
     for (let i = 0; i < byWidth.length; i += batchSize) {
       const batch = byWidth.slice(i, i + batchSize)
       const padW = Math.ceil(Math.max(...batch.map((b) => b.outW)) / 8) * 8

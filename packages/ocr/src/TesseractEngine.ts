@@ -21,7 +21,11 @@ import { encodePgm, engineFailed, lineConfidence, prepare, withinDeadline } from
 export interface TesseractOptions {
   /** `best_int` (4.0.0_best_int, 2.9 MB: tessdata_best LSTM in integer form; the default) or `fast` (4.0.0, 10.9 MB: the standard tessdata set). */
   readonly variant?: "best_int" | "fast" | undefined
-  /** Otsu binarisation before recognition; on by default (it helps on noisy scans, costs ~nothing). */
+  /**
+   * Global Otsu binarisation before recognition; off by default: tesseract thresholds adaptively
+   * itself, and on our harsh synthetic scans a global threshold first raised CER (150 dpi:
+   * 0.30% -> 0.78%; 300 dpi: 0.00% -> 0.09%).
+   */
   readonly binarise?: boolean | undefined
 }
 
@@ -109,7 +113,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
   const recognize = Effect.fn("TesseractEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
     const started = Date.now()
     const { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
-    const input = options.binarise === false ? gray : binarise(gray)
+    const input = options.binarise === true ? binarise(gray) : gray
     const run = Effect.gen(function*() {
       const w = yield* ensureWorker
       const dpi = recognizeOptions?.dpi

@@ -3,7 +3,7 @@
  * noisy + blurred + skewed + JPEG'd, and upside down; plus the pool's deadline behaviour.
  * Character error rates are bounded; the pages go through the real renderer (embedded scans).
  */
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ensureOcrFits, OcrEngine, rawImage } from "@strata/core"
 import type { OcrResult } from "@strata/core"

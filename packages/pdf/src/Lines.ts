@@ -57,7 +57,9 @@ export const joinRuns = (runs: ReadonlyArray<TextRun>, rtl = false): string => {
       const gap = rtl ? previous.x0 - run.x1 : run.x0 - previous.x1
       const hasSpace = text.endsWith(" ") || run.text.startsWith(" ")
       const superscript = run.size < previous.size * 0.85 && run.baseline < previous.baseline - 1
-      if (!hasSpace && gap > size * 0.16 && !(CLOSING.test(run.text) && gap < size * 0.3) && !(OPENING.test(text) && gap < size * 0.3)) text += " "
+      // Monospace glyphs are often placed one by one: a space there is a whole advance (about half an em).
+      const spaceGap = run.mono && previous.mono ? size * 0.3 : size * 0.16
+      if (!hasSpace && gap > spaceGap && !(CLOSING.test(run.text) && gap < size * 0.3) && !(OPENING.test(text) && gap < size * 0.3)) text += " "
       else if (!hasSpace && superscript && gap > size * 0.05) text += " "
     }
     text += run.text

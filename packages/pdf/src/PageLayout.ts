@@ -15,7 +15,7 @@ import { nestLists } from "./Lists.ts"
 import type { PageContent } from "./PageContent.ts"
 import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
-import { mirrorGrid } from "./TableGrid.ts"
+import { mirrorGrid, type TableGrid } from "./TableGrid.ts"
 import { alignedTables } from "./AlignedTables.ts"
 import { ruledTables } from "./Tables.ts"
 
@@ -136,18 +136,43 @@ const isBody = (block: LayoutBlock) =>
  * A paragraph running over the page break is kept whole on the page where it starts: when the
  * last body block of `current` stops mid-sentence and the first body block of `next` starts in lower
  * case at the same size, that block's lines move to `current` (its box stays the one on `current`).
+ * A table whose rows go on at the top of the next page is joined the same way.
  */
 export const carryOver = (current: OrderedPage, next: OrderedPage): void => {
   const last = current.ordered.filter(isBody).at(-1)
   const firstIndex = next.ordered.findIndex(isBody)
   const first = next.ordered[firstIndex]
-  if (last === undefined || first === undefined || last.kind !== "text" || first.kind !== "text") return
+  if (last === undefined || first === undefined) return
+  if (last.table !== undefined && first.table !== undefined) {
+    const merged = appendRows(last.table, first.table)
+    if (merged !== undefined) {
+      last.table = merged
+      last.lines.push(...first.lines)
+      next.ordered.splice(firstIndex, 1)
+    }
+    return
+  }
+  if (last.kind !== "text" || first.kind !== "text") return
   if (Math.abs(last.size - first.size) >= 0.5) return
   const tail = last.lines[last.lines.length - 1]?.text ?? ""
   const head = first.lines[0]?.text ?? ""
   if (!/[\p{Ll},\-\u00ad]$/u.test(tail) || !/^\p{Ll}/u.test(head)) return
   last.lines.push(...first.lines)
   next.ordered.splice(firstIndex, 1)
+}
+
+/**
+ * A table continued on the next page: same number of columns and no spanning cells. A header row
+ * repeated at the top of the continuation is dropped.
+ */
+const appendRows = (table: TableGrid, more: TableGrid): TableGrid | undefined => {
+  const spans = (g: TableGrid) => g.cells.some((c) => c.rowSpan > 1 || c.colSpan > 1)
+  if (table.cols !== more.cols || spans(table) || spans(more)) return undefined
+  const rowText = (g: TableGrid, row: number) => g.cells.filter((c) => c.row === row).map((c) => c.text).join("\u0000")
+  const skip = rowText(table, 0) === rowText(more, 0) ? 1 : 0
+  const cells = [...table.cells]
+  for (const c of more.cells) if (c.row >= skip) cells.push({ ...c, row: c.row - skip + table.rows })
+  return { rows: table.rows + more.rows - skip, cols: table.cols, cells }
 }
 
 /** Writes an ordered page: each block's markdown fragment, box and kind. */

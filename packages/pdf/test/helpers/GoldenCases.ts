@@ -39,6 +39,23 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
       c.text(300, 750, "2", 9)
     })
   }),
+  "table-over-pages": () => makePdf((b) => {
+    const grid = (c: Parameters<Parameters<typeof b.page>[0]>[0], top: number, rows: Array<Array<string>>) => {
+      const xs = [72, 200, 300]
+      const ys = rows.map((_, r) => top + r * 20).concat(top + rows.length * 20)
+      for (const x of xs) c.line(x, ys[0], x, ys[ys.length - 1])
+      for (const y of ys) c.line(xs[0], y, xs[xs.length - 1], y)
+      rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k] + 4, ys[r] + 5, cell, 10, r === 0 ? "bold" : "regular")))
+    }
+    b.page((c) => {
+      c.paragraph(72, 60, 460, "The inventory runs over two pages.")
+      grid(c, 660, [["Part", "Count"], ["Bolt", "40"], ["Nut", "38"]])
+    })
+    b.page((c) => {
+      grid(c, 60, [["Part", "Count"], ["Washer", "75"], ["Rivet", "12"]])
+      c.paragraph(72, 160, 460, "End of the inventory.")
+    })
+  }),
   "ruled-table": () => makePdf((b) => b.page((c) => {
     c.text(72, 60, "Quarterly figures", 16, "bold")
     const xs = [72, 200, 300, 400]

@@ -62,6 +62,17 @@ export const lineConfidence = (words: ReadonlyArray<OcrWord>): number => {
   return n === 0 ? 0 : sum / n
 }
 
+/** Character-weighted mean confidence of a page's lines (0 for an empty page). */
+export const meanConfidence = (lines: ReadonlyArray<{ readonly text: string; readonly confidence: number }>): number => {
+  let sum = 0
+  let n = 0
+  for (const l of lines) {
+    sum += l.confidence * l.text.length
+    n += l.text.length
+  }
+  return n === 0 ? 0 : sum / n
+}
+
 /** A binary PGM (P5): leptonica reads it directly, and it costs nothing to encode. */
 export const encodePgm = (gray: Gray): Uint8Array => {
   const header = new TextEncoder().encode(`P5\n${gray.width} ${gray.height}\n255\n`)

@@ -15,8 +15,9 @@ import type { Worker } from "tesseract.js"
 import { OcrEngine, OcrEngineUnavailable, OcrError } from "@strata/core"
 import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@strata/core"
 import { binarise } from "./ImageOps.ts"
+import type { Gray } from "./ImageOps.ts"
 import { makeThroughput } from "./Throughput.ts"
-import { encodePgm, engineFailed, lineConfidence, prepare, withinDeadline } from "./Prepare.ts"
+import { encodePgm, engineFailed, lineConfidence, meanConfidence, prepare, withinDeadline } from "./Prepare.ts"
 
 export interface TesseractOptions {
   /** `best_int` (4.0.0_best_int, 2.9 MB: tessdata_best LSTM in integer form; the default) or `fast` (4.0.0, 10.9 MB: the standard tessdata set). */
@@ -110,9 +111,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
       new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not restart: ${String(cause)}` }) })
   })
 
-  const recognize = Effect.fn("TesseractEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
-    const started = Date.now()
-    const { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
+  const readLines = (gray: Gray, recognizeOptions: RecognizeOptions | undefined) => {
     const input = options.binarise === true ? binarise(gray) : gray
     const run = Effect.gen(function*() {
       const w = yield* ensureWorker
@@ -125,9 +124,9 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
         try: () => w.recognize(Buffer.from(encodePgm(input)), {}, { blocks: true, text: false }),
         catch: engineFailed(ENGINE)
       })
-      return result.data.blocks
+      return toLines(result.data.blocks)
     })
-    const blocks = yield* lock.withPermits(1)(
+    return lock.withPermits(1)(
       withinDeadline(ENGINE, run, recognizeOptions?.deadline, () => {
         // The wasm job cannot be interrupted: drop the worker so the next page gets a fresh one.
         const stale = worker
@@ -136,12 +135,29 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
         void stale?.terminate().catch(() => undefined)
       })
     )
+  }
+
+  const recognize = Effect.fn("TesseractEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
+    const started = Date.now()
+    let { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
+    let lines = yield* readLines(gray, recognizeOptions)
+    // A wrong quarter-turn guess (a page of tables or figures) ruins a page; when the turned
+    // page reads poorly, read it as given and keep whichever reads better.
+    if (orientation.rotation !== 0 && meanConfidence(lines) < 0.75) {
+      const plain = yield* prepare(ENGINE, image, { ...recognizeOptions, autoRotate: false })
+      const plainLines = yield* readLines(plain.gray, recognizeOptions)
+      if (meanConfidence(plainLines) > meanConfidence(lines)) {
+        gray = plain.gray
+        orientation = plain.orientation
+        lines = plainLines
+      }
+    }
     throughput.record((Date.now() - started) / 1000)
     const out: OcrResult = {
       engine: ENGINE,
       width: gray.width,
       height: gray.height,
-      lines: toLines(blocks),
+      lines,
       rotation: orientation.rotation,
       skew: orientation.skew
     }

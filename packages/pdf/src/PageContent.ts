@@ -208,6 +208,9 @@ const CONTROL_ALL = /[\u0000-\u0008\u000b-\u001f\u007f]/g
 const C1 = /[\u0080-\u009f]/
 const C1_ALL = /[\u0080-\u009f]/g
 
+const LAM_ALEF_SWAPPED = /\u0627([\u0627\u0622\u0623\u0625])\u0644/
+const LAM_ALEF_SWAPPED_ALL = /\u0627([\u0627\u0622\u0623\u0625])\u0644/g
+
 const isTextItem = (item: unknown): item is TextItem => typeof (item as TextItem).str === "string"
 
 /** Turns pdf.js text items into runs in page coordinates. */
@@ -231,6 +234,10 @@ export const runsFrom = (
     }
     if (C1.test(text) && text.trim().length > 1) text = text.replace(C1_ALL, " ")
     if (text.length === 0 || text.trim().length === 0) continue
+    // pdf.js reverses right-to-left text after mapping a lam-alef ligature glyph to its two letters, so
+    // the pair comes out swapped. Two alefs in a row never occur in Arabic or Persian: where one
+    // precedes "alef + lam", the article's lam-alef was swapped ("اإلنتاج" is "الإنتاج").
+    if (item.dir === "rtl" && LAM_ALEF_SWAPPED.test(text)) text = text.replace(LAM_ALEF_SWAPPED_ALL, "\u0627\u0644$1")
     for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 0xfffd) unmapped++
     const style = styles[item.fontName] ?? {}
     const tx = multiply(viewport, item.transform as Matrix)

@@ -90,6 +90,8 @@ const code = (block: LayoutBlock): string => {
     lastRow = line.row
   }
   const text = body.join("\n").replace(/\s+$/, "")
+  // One short monospace line (an address, a file name) reads better as inline code than as a fence.
+  if (body.length === 1 && text.length <= 80 && !text.includes("`")) return `\`${text.trim()}\``
   const fence = text.includes("```") ? "~~~" : "```"
   return `${fence}\n${text}\n${fence}`
 }

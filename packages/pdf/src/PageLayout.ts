@@ -98,20 +98,26 @@ const normalisedBox = (block: LayoutBlock, page: PageAnalysis): [number, number,
  */
 const joinContinuations = (ordered: Array<LayoutBlock>): Array<LayoutBlock> => {
   const out: Array<LayoutBlock> = []
+  // Where the last open paragraph sits in `out`, and whether only small print has come after it
+  // (a footnote or copyright block at the foot of a column does not end the paragraph).
+  let open: LayoutBlock | undefined
   for (const block of ordered) {
-    const previous = out[out.length - 1]
-    if (previous !== undefined && previous.kind === "text" && block.kind === "text" && block.top < previous.bottom - 2 * block.size &&
-      Math.abs(block.size - previous.size) < 0.5) {
-      const last = previous.lines[previous.lines.length - 1]?.text ?? ""
+    // The continuation starts a new column: higher up the page and to the right of the paragraph's middle.
+    if (open !== undefined && block.kind === "text" && block.top < open.bottom - 2 * block.size &&
+      block.x0 > (open.x0 + open.x1) / 2 && Math.abs(block.size - open.size) < 0.5) {
+      const last = open.lines[open.lines.length - 1]?.text ?? ""
       const first = block.lines[0]?.text ?? ""
       if (/[\p{Ll},\-\u00ad]$/u.test(last) && /^\p{Ll}/u.test(first)) {
-        previous.lines.push(...block.lines)
-        previous.x1 = Math.max(previous.x1, block.x1)
-        previous.bottom = Math.max(previous.bottom, block.bottom)
+        open.lines.push(...block.lines)
+        open.x1 = Math.max(open.x1, block.x1)
+        open.bottom = Math.max(open.bottom, block.bottom)
         continue
       }
     }
     out.push(block)
+    if (block.kind === "text" && (open === undefined || Math.abs(block.size - open.size) < 0.5 || block.size > open.size)) open = block
+    // Small print below the paragraph (a footnote at the column's foot) keeps it open; anything else closes it.
+    else if (open !== undefined && !((block.size < open.size * 0.92 && block.top >= open.bottom - open.size) || isFurnitureKind(block))) open = undefined
   }
   return out
 }
@@ -128,6 +134,9 @@ export const orderPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnal
   markFurniture(page, neighbours, stats.bodySize)
   return { page, ordered: joinContinuations(readingOrder(page.blocks, page.rtl)) }
 }
+
+const isFurnitureKind = (block: LayoutBlock) =>
+  block.kind === "page_header" || block.kind === "page_footer" || block.kind === "page_number"
 
 const isBody = (block: LayoutBlock) =>
   block.kind !== "page_header" && block.kind !== "page_footer" && block.kind !== "page_number" && block.kind !== "footnote"

@@ -7,7 +7,7 @@
  */
 import type { Element, Root } from "hast"
 import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
-import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isUnlikely } from "./MainContentPatterns.ts"
+import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isMarkedHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
   readonly stripUnlikely: boolean
@@ -94,7 +94,7 @@ const ancestorsOfLandmarks = (body: Root | Element, stats: StatsTable, total: nu
  */
 const unhide = (element: Element): Element | undefined => {
   const tagName = element.tagName === "noscript" ? "div" : element.tagName
-  if (tagName === element.tagName && !isHidden(element)) return undefined
+  if (tagName === element.tagName && !isMarkedHidden(element)) return undefined
   const properties = { ...element.properties }
   delete properties.hidden
   if (properties.ariaHidden !== undefined) delete properties.ariaHidden

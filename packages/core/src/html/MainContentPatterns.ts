@@ -73,12 +73,15 @@ const DISCLOSED = /(?:^|[\s_-])(?:tab-?pane|tabpanel|tab-?content|accordion|coll
 /** Elements the page hides from readers (not counting tabs and accordions, which readers open). */
 export const isHidden = (element: Element): boolean => {
   if (!isMarkedHidden(element)) return false
-  if (attr(element, "role") === "tabpanel") return false
+  const role = attr(element, "role")
+  if (role === "tabpanel") return false
+  // a hidden panel labelled by its toggle (accordions, FAQs) opens on click
+  if ((role === "region" || attr(element, "ariaLabelledBy") !== undefined)) return false
   const s = classAndId(element)
   return s === "" || !DISCLOSED.test(s)
 }
 
-const isMarkedHidden = (element: Element): boolean => {
+export const isMarkedHidden = (element: Element): boolean => {
   const props = element.properties
   if (props.hidden !== undefined && props.hidden !== false && props.hidden !== null) return true
   if (attr(element, "ariaHidden") === "true") return true

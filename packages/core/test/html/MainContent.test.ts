@@ -109,6 +109,8 @@ describe("extractMainContent", () => {
     expect(text).toContain("retry: { attempts: 5, baseDelayMs: 250 }")
     expect(text).toContain("Connection reset")
     expect(text).toContain("Which errors are retried")
+    // an accordion answer hidden until its question is clicked is content
+    expect(text).toContain("multiplied by a random factor between 0.5 and 1.5")
     expect(tags(out).has("pre")).toBe(true)
     expect(text).not.toContain("Installation")
     expect(text).not.toContain("On this page")

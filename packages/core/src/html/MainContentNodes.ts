@@ -11,13 +11,32 @@ export type AnyNode = Root | RootContent
 export const isElement = (node: AnyNode | undefined): node is Element =>
   node !== undefined && node.type === "element"
 
-/** Lower-cased `class` tokens and `id` joined by spaces: what the class/id weights look at. */
+/** State and layout modifiers ("with_header", "has-sidebar", "is-sticky-nav") describe a wrapper, not chrome. */
+const MODIFIER = /^(?:has|with|no|is)[-_]/i
+
+const cache = new WeakMap<Element, string>()
+
+/**
+ * Lower-cased `class` tokens and `id` joined by spaces: what the class/id weights look at.
+ * Modifier classes are left out. Memoised: every pass of the cascade asks again.
+ */
 export const classAndId = (element: Element): string => {
+  const cached = cache.get(element)
+  if (cached !== undefined) return cached
   const props = element.properties
   const className = props.className
-  const cls = Array.isArray(className) ? className.join(" ") : typeof className === "string" ? className : ""
+  let cls = ""
+  if (Array.isArray(className)) {
+    for (const token of className) {
+      const t = String(token)
+      if (MODIFIER.test(t)) continue
+      cls = cls === "" ? t : `${cls} ${t}`
+    }
+  } else if (typeof className === "string") cls = className
   const id = typeof props.id === "string" ? props.id : ""
-  return cls === "" && id === "" ? "" : `${cls} ${id}`.toLowerCase()
+  const out = cls === "" && id === "" ? "" : `${cls} ${id}`.toLowerCase()
+  cache.set(element, out)
+  return out
 }
 
 export const attr = (element: Element, name: string): string | undefined => {

@@ -29,16 +29,28 @@ export const paddleCharset = (dictionary: string, classes: number): Array<string
   return charset
 }
 
-/** Decodes one sequence of `steps` x `classes` probabilities starting at `offset` in `data`. */
+/**
+ * Decodes one sequence of `steps` x `classes` probabilities starting at `offset` in `data`.
+ *
+ * Recognisers trained mostly on Chinese often leave the space as a runner-up between English
+ * words: when no space is emitted between two characters but a step between them gives the
+ * space class at least `spaceRecovery` probability, a space is inserted there (only steps not
+ * next to an emitted character count, where stray space mass is common).
+ */
 export const ctcDecode = (
   data: Float32Array,
   offset: number,
   steps: number,
   classes: number,
-  charset: ReadonlyArray<string>
+  charset: ReadonlyArray<string>,
+  spaceRecovery = 0.15
 ): CtcLine => {
   const chars: Array<CtcChar> = []
+  const spaceClass = charset.lastIndexOf(" ")
   let previous = -1
+  // Best space probability since the last emitted character, and where.
+  let gapSpace = 0
+  let gapStep = -1
   for (let t = 0; t < steps; t++) {
     const base = offset + t * classes
     let best = 0
@@ -50,7 +62,23 @@ export const ctcDecode = (
         best = c
       }
     }
-    if (best !== 0 && best !== previous) chars.push({ char: charset[best] ?? "", step: t, prob: bestProb })
+    if (best !== 0 && best !== previous) {
+      const last = chars[chars.length - 1]
+      const char = charset[best] ?? ""
+      if (spaceClass > 0 && gapStep >= 0 && last !== undefined && last.char !== " " && char !== " " && gapSpace >= spaceRecovery) {
+        chars.push({ char: " ", step: gapStep, prob: gapSpace })
+      }
+      chars.push({ char, step: t, prob: bestProb })
+      gapSpace = 0
+      gapStep = -1
+    } else if (spaceClass > 0 && best === 0 && previous === 0) {
+      const p = data[base + spaceClass]
+      // Only blank steps with a blank before them: the step right after a character often carries stray space mass.
+      if (p > gapSpace && t + 1 < steps) {
+        gapSpace = p
+        gapStep = t
+      }
+    }
     previous = best
   }
   // Spaces at either end carry no information and would skew the confidence.

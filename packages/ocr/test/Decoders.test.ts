@@ -41,6 +41,19 @@ describe("ctcDecode", () => {
     expect(line.chars.map((c) => c.step)).toEqual([0, 3, 4, 5, 7])
     expect(line.confidence).toBeCloseTo(0.8)
   })
+
+  it("recovers a space the model left as runner-up between two words", () => {
+    const charset = paddleCharset("a\nb\n", 4) // blank, a, b, space
+    const seq = [1, 0, 0, 0, 2]
+    const data = new Float32Array(seq.length * 4)
+    seq.forEach((c, t) => {
+      data[t * 4 + c] = 0.7
+    })
+    data[2 * 4 + 3] = 0.25 // space runner-up in the middle of the gap
+    expect(ctcDecode(data, 0, seq.length, 4, charset).text).toBe("a b")
+    data[2 * 4 + 3] = 0.05
+    expect(ctcDecode(data, 0, seq.length, 4, charset).text).toBe("ab")
+  })
 })
 
 describe("error rates", () => {

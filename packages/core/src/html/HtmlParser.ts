@@ -124,6 +124,16 @@ export const parseHtml = (html: string): Root => {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: xhtml, recognizeCDATA: xhtml }
   )
-  parser.end(html)
+  parser.end(xhtml ? html : neutraliseCdata(html))
   return root
 }
+
+/**
+ * In HTML (not XHTML) a `<![CDATA[` in ordinary content is a bogus comment that ends at the
+ * first `>`, as browsers read it; htmlparser2 would swallow everything up to a `]]>` that may
+ * never come (whole forum pages vanished that way). Inside scripts and styles, which the
+ * cleaning stage drops anyway, the rewrite changes nothing that reaches the output; real CDATA
+ * text inside inline SVG or MathML is lost with it (rare, and not page prose).
+ */
+const neutraliseCdata = (html: string): string =>
+  html.includes("<![CDATA[") ? html.replace(/<!\[CDATA\[[^>]*>/g, "<!---->") : html

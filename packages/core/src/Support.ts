@@ -10,7 +10,6 @@ export const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html
 
 interface Gateable {
   readonly formats?: ReadonlyArray<{ readonly type: string }> | undefined
-  readonly parsers?: ReadonlyArray<{ readonly type: string; readonly mode?: string | undefined }> | undefined
   readonly [key: string]: unknown
 }
 
@@ -27,9 +26,6 @@ const checkCommon = (request: Gateable): Effect.Effect<void, ScrapeError> =>
       if (!SUPPORTED_FORMATS.has(format.type)) {
         yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links and rawBase64")
       }
-    }
-    for (const parser of request.parsers ?? []) {
-      if (parser.mode === "ocr") yield* refuse("parsers[].mode: ocr", "OCR is not available yet; use mode \"fast\" or \"auto\"")
     }
     if (truthy(request.redactPII)) yield* refuse("redactPII", "PII redaction is not available yet")
   })

@@ -51,17 +51,21 @@ export const makePdfReader = (options: PdfReaderOptions = {}): Reader => {
   const engine = options.ocr
   const read = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError> => {
     const mode = request.options.mode
-    if (engine === undefined || mode === "fast") return readPdf(request)
+    // Without an engine only `fast` has work to do here (its warnings); auto warns in readPdf.
+    if (engine === undefined && mode !== "fast") return readPdf(request)
     return Effect.gen(function*() {
       const { info, pages } = yield* readPdf(request)
       const deadline = request.options.deadline
-      if (mode === "ocr") {
+      if (mode === "ocr" && engine !== undefined) {
         yield* ensureOcrFits(engine, info.numPages ?? 0, deadline).pipe(Effect.mapError((e) => toDocumentError(e, 1)))
       }
       let renderer: Promise<PageRenderer> | undefined
       const openRenderer = () =>
         (renderer ??= import("@strata/ocr/renderer").then((m) => m.openRenderer(request.bytes)))
       const richChars = options.richPageChars ?? 200
+      const closeRenderer = Effect.promise(async () => {
+        if (renderer !== undefined) await (await renderer.catch(() => undefined))?.close()
+      })
 
       const decide = (page: Page): Effect.Effect<DecisionReason | undefined> => {
         if (page.status === "failed") return Effect.succeed(undefined)
@@ -74,6 +78,21 @@ export const makePdfReader = (options: PdfReaderOptions = {}): Reader => {
           const d = decideOcr(await (await openRenderer()).facts(page.pageNumber))
           return d.ocr ? d.reason : undefined
         })
+      }
+
+      if (mode === "fast" || engine === undefined) {
+        // `fast` never OCRs, but says so on every page that clearly needed it.
+        const warned = pages.pipe(
+          Stream.mapEffect((page) =>
+            decide(page).pipe(Effect.map((reason) =>
+              reason === undefined
+                ? page
+                : withDiagnostic(page, "warning", "ocr_skipped", `the page needs OCR (${reason}) but mode is "fast": its text may be missing`)
+            ))
+          ),
+          Stream.ensuring(closeRenderer)
+        )
+        return { info, pages: warned }
       }
 
       const ocrPage = (page: Page, reason: DecisionReason): Effect.Effect<Page, DocumentError> =>
@@ -101,9 +120,7 @@ export const makePdfReader = (options: PdfReaderOptions = {}): Reader => {
           decide(page).pipe(Effect.flatMap((reason) => (reason === undefined ? Effect.succeed(page) : ocrPage(page, reason)))), {
           concurrency: Math.max(1, engine.concurrency)
         }),
-        Stream.ensuring(Effect.promise(async () => {
-          if (renderer !== undefined) await (await renderer.catch(() => undefined))?.close()
-        }))
+        Stream.ensuring(closeRenderer)
       )
       return { info, pages: out }
     })

@@ -9,7 +9,7 @@ import { Effect, ManagedRuntime } from "effect"
 import { StrataLive } from "./Live.ts"
 
 export * from "@strata/core"
-export { readers, ReadersLive, StrataLive } from "./Live.ts"
+export { ReadersLive, StrataLive } from "./Live.ts"
 
 let runtime: ManagedRuntime.ManagedRuntime<Pipeline, never> | undefined
 const getRuntime = () => (runtime ??= ManagedRuntime.make(StrataLive))

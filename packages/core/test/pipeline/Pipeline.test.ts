@@ -163,7 +163,6 @@ describe("Pipeline.scrape", () => {
       [{ formats: ["screenshot"] }, "formats: screenshot"],
       [{ formats: [{ type: "json", prompt: "x" }] }, "formats: json"],
       [{ actions: [{ type: "wait", milliseconds: 10 }] }, "actions"],
-      [{ parsers: [{ type: "pdf", mode: "ocr" }] }, "parsers[].mode: ocr"],
       [{ minAge: 1 }, "minAge"]
     ] as const) {
       const reason = await fails((p) => p.scrape({ url: `${base}/article`, ...request }))

@@ -6,7 +6,10 @@
  *
  *   node_modules/.bin/node bench/html/run.ts [--limit N] [--type T] [--runs N] [--no-readability]
  *                                            [--extractor] [--dump ID] [--worst N] [--write]
+ *                                            [--half even|odd] [--out FILE]
  *
+ * `--half even|odd` keeps the pages whose numeric id is even or odd: tune on one half, confirm
+ * on the other, so that a rule that only fits the pages it was written for shows up.
  * `--write` stores bench/results/html.json and html.md (use it for full runs only).
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs"
@@ -101,12 +104,15 @@ const main = async () => {
   const limit = option("--limit") !== undefined ? Number(option("--limit")) : Infinity
   const type = option("--type")
   const dump = option("--dump")
+  const half = option("--half")
+  if (half !== undefined && half !== "even" && half !== "odd") throw new Error("--half takes even or odd")
 
   let ids = readdirSync(new URL("html/", corpus))
     .filter((f) => f.endsWith(".html.gz"))
     .map((f) => f.slice(0, -".html.gz".length))
     .sort()
   if (dump !== undefined) ids = [dump]
+  if (half !== undefined) ids = ids.filter((id) => (Number(id.replace(/\D/g, "")) % 2 === 0) === (half === "even"))
   const pages: Array<{ id: string; html: string; truth: Truth }> = []
   for (const id of ids) {
     const truth = loadTruth(id)

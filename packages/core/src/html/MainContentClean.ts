@@ -7,6 +7,7 @@
  */
 import type { Element, Root } from "hast"
 import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
+import { isRecirculationBlock } from "./MainContentHeadings.ts"
 import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isMarkedHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
@@ -50,6 +51,8 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     if (options.stripUnlikely && isAlwaysBoilerplate(element)) return true
     // wrappers of the page's own main landmark are layout, whatever their class names say
     if (landmarkAncestors.has(element)) return false
+    // a block its own heading calls "Related posts" or "You may also like" points elsewhere
+    if (!big(element, 0.4) && isRecirculationBlock(element, stats)) return true
     if (tag === "main" || tag === "article") return false
     if (CHROME_TAGS.has(tag)) return !bigContent(element)
     const role = attr(element, "role")

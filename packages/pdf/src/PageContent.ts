@@ -7,12 +7,9 @@
  * Everything here is plain data so that later stages are pure functions and can be tested, and a
  * learned layout model could later replace them without touching pdf.js.
  */
-import { Effect } from "effect"
-import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/src/display/api.d.ts"
-import { Corrupt, type DocumentError } from "@strata/core"
 import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
-import { pdfError, withDeadline } from "./PdfLoader.ts"
+import { pdfjs } from "./PdfJs.ts"
 
 /** A run of text in one font, as pdf.js groups glyphs. */
 export interface TextRun {
@@ -346,50 +343,38 @@ const knowsFonts = (doc: PDFDocumentProxy, items: ReadonlyArray<unknown>): boole
 /**
  * Reads one page. The operator list is read only when the page needs it: for fonts not seen yet
  * (their names reach `commonObjs` only through it) or for rules when the text looks tabular. A
- * failure of the graphics pass leaves the text usable (the page becomes `partial`).
+ * failure of the graphics pass leaves the text usable (the page becomes `partial`). Plain
+ * promise, no effect: the page worker threads run it too.
  */
-export const readPageContent = (
-  doc: PDFDocumentProxy,
-  pageNumber: number,
-  deadline: number
-): Effect.Effect<PageContent, DocumentError> =>
-  withDeadline(
-    Effect.tryPromise({
-      try: async (): Promise<PageContent> => {
-        const page = await doc.getPage(pageNumber)
-        try {
-          const viewport = page.getViewport({ scale: 1 })
-          const base = viewport.transform as Matrix
-          // pdf.js's own normalisation decomposes ligatures before its bidi reordering, which swaps
-          // Arabic lam-alef pairs; ligatures are expanded here instead, after the reordering.
-          const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
-          let rules: Array<Rule> = []
-          let graphicsFailed = false
-          if (mayHoldTable(content.items) || !knowsFonts(doc, content.items)) {
-            try {
-              // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
-              const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
-              rules = rulesFrom(ops.fnArray, ops.argsArray, base)
-            } catch {
-              graphicsFailed = true
-            }
-          }
-          // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
-          // over unrotated content) is read in its own orientation: the page frame turns with it.
-          const turn = dominantTurn(content.items, base)
-          const frame = turned(base, turn, viewport.width, viewport.height)
-          if (turn !== 0) rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
-          const all = runsFrom(doc, page, content.items, content.styles, frame.matrix)
-          // Text outside the visible box (CropBox) is not on the page as readers see it.
-          const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
-          return { pageNumber, width: frame.width, height: frame.height, runs, rules, unmapped: all.unmapped, graphicsFailed }
-        } finally {
-          page.cleanup()
-        }
-      },
-      catch: (cause) => pdfError(new Corrupt({ message: `page ${pageNumber} could not be read: ${cause instanceof Error ? cause.message : String(cause)}` }), pageNumber)
-    }),
-    deadline,
-    `reading page ${pageNumber}`,
-    pageNumber
-  )
+export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promise<PageContent> => {
+  const page = await doc.getPage(pageNumber)
+  try {
+    const viewport = page.getViewport({ scale: 1 })
+    const base = viewport.transform as Matrix
+    // pdf.js's own normalisation decomposes ligatures before its bidi reordering, which swaps
+    // Arabic lam-alef pairs; ligatures are expanded here instead, after the reordering.
+    const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
+    let rules: Array<Rule> = []
+    let graphicsFailed = false
+    if (mayHoldTable(content.items) || !knowsFonts(doc, content.items)) {
+      try {
+        // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
+        const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
+        rules = rulesFrom(ops.fnArray, ops.argsArray, base)
+      } catch {
+        graphicsFailed = true
+      }
+    }
+    // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
+    // over unrotated content) is read in its own orientation: the page frame turns with it.
+    const turn = dominantTurn(content.items, base)
+    const frame = turned(base, turn, viewport.width, viewport.height)
+    if (turn !== 0) rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
+    const all = runsFrom(doc, page, content.items, content.styles, frame.matrix)
+    // Text outside the visible box (CropBox) is not on the page as readers see it.
+    const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
+    return { pageNumber, width: frame.width, height: frame.height, runs, rules, unmapped: all.unmapped, graphicsFailed }
+  } finally {
+    page.cleanup()
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * The PDF reader: bytes in, `DocumentInfo` plus a lazy `Stream` of pages out.
  *
- * Pages are read one at a time. Each page is analysed as it enters a small look-ahead window
+ * Pages are read in order (by a pool of worker threads a few pages ahead for longer documents,
+ * see PagePool.ts; on the calling thread for short ones). Each page is analysed as it enters a small look-ahead window
  * (so font statistics and running headers of the pages around it are known) and finished when it
  * leaves; at most `2 * WINDOW + 2` analysed pages are held, whatever the document's length. A page
  * pdf.js cannot read is recorded as `failed` and the stream goes on; the deadline ends the stream
@@ -11,15 +12,22 @@ import { Effect, Option, Stream } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
 import { Corrupt, type DocumentError, type DocumentInfo, type Page, type ReadRequest, type ReadResult, type Reader } from "@strata/core"
 import { FontStats } from "./FontStats.ts"
-import { forgetFonts, readPageContent } from "./PageContent.ts"
+import { pagePool } from "./PagePool.ts"
+import { inThreadSource, type PageSource, pooledSource } from "./PageSource.ts"
 import { analysePage, type AnalyseOptions, carryOver, failedPage, type OrderedPage, orderPage, type PageAnalysis, writePage } from "./PageLayout.ts"
 import { closePdf, openPdf, type OpenedPdf, pdfError } from "./PdfLoader.ts"
 
 /** Pages looked at on each side of the page being finished. */
 export const WINDOW = 3
 
-/** pdf.js caches every page it parsed (and its fonts) until told otherwise: release them this often. */
-const CLEANUP_EVERY = 64
+/**
+ * Documents this short are read on the calling thread: a worker would open the document again and
+ * load its fonts again, which costs about as much as reading a page.
+ */
+const POOL_MIN_PAGES = 3
+
+/** Pages the workers read ahead of the page being read, per worker. */
+const LOOKAHEAD_PER_WORKER = 3
 
 const pdfDate = (value: unknown): string | undefined => {
   if (typeof value !== "string" || value.length === 0) return undefined
@@ -71,16 +79,12 @@ interface WindowState {
 }
 
 /** The stream of pages; `opened` is closed when the stream ends, fails or is interrupted. */
-const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, options: AnalyseOptions): Stream.Stream<Page, DocumentError> => {
+const pageStream = (opened: OpenedPdf, source: PageSource, numPages: number, options: AnalyseOptions): Stream.Stream<Page, DocumentError> => {
   const stats = new FontStats()
   const state: WindowState = { nextRead: 1, nextEmit: 1, analysed: new Map(), ordered: new Map(), failed: new Map() }
-  const cleanup = Effect.promise(async () => {
-    await opened.doc.cleanup().catch(() => undefined)
-    forgetFonts(opened.doc)
-  })
   const readNext = Effect.suspend(() => {
     const pageNumber = state.nextRead++
-    const read = readPageContent(opened.doc, pageNumber, deadline).pipe(
+    return source.read(pageNumber).pipe(
       Effect.map((content) => {
         // A layout bug on one odd page must not take the document down: the page is recorded as failed.
         try {
@@ -96,7 +100,6 @@ const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, optio
             state.failed.set(pageNumber, error.reason.message)
           }))
     )
-    return pageNumber % CLEANUP_EVERY === 0 ? Effect.andThen(cleanup, read) : read
   })
   const step = Effect.suspend((): Effect.Effect<readonly [ReadonlyArray<Page>, Option.Option<WindowState>], DocumentError> => {
     const pageNumber = state.nextEmit
@@ -142,8 +145,9 @@ const pageStream = (opened: OpenedPdf, numPages: number, deadline: number, optio
       return [[page], state.nextEmit <= numPages ? Option.some(state) : Option.none()] as const
     }))
   })
-  if (numPages === 0) return Stream.empty.pipe(Stream.ensuring(closePdf(opened)))
-  return Stream.paginate(state, () => step).pipe(Stream.ensuring(closePdf(opened)))
+  const close = Effect.andThen(source.close, closePdf(opened))
+  if (numPages === 0) return Stream.empty.pipe(Stream.ensuring(close))
+  return Stream.paginate(state, () => step).pipe(Stream.ensuring(close))
 }
 
 /** Reads a PDF. `fileName` is unused; the password, when the caller has one, is not part of the contract yet. */
@@ -159,7 +163,11 @@ export const readPdf = (request: ReadRequest): Effect.Effect<ReadResult, Documen
     const numPages = maxPages !== undefined && maxPages >= 0 ? Math.min(totalPages, Math.floor(maxPages)) : totalPages
     const metadata = yield* documentMetadata(opened.doc)
     const info: DocumentInfo = { numPages, totalPages, metadata }
-    const pages = pageStream(opened, numPages, deadline, { tables: true, warnNoText: mode === "auto" })
+    const pool = numPages >= POOL_MIN_PAGES ? pagePool() : undefined
+    const source = pool === undefined
+      ? inThreadSource(opened, deadline)
+      : pooledSource(pool, request.bytes, numPages, deadline, LOOKAHEAD_PER_WORKER * pool.size)
+    const pages = pageStream(opened, source, numPages, { tables: true, warnNoText: mode === "auto" })
     return { info, pages }
   })
 

@@ -1,7 +1,9 @@
 /** @strata/pdf: born-digital PDFs to pages of typed blocks (text, headings, lists, tables, code) with pdf.js. */
 export { pdfReader, readPdf, WINDOW } from "./PdfReader.ts"
 export { openPdf, closePdf } from "./PdfLoader.ts"
-export { readPageContent, type PageContent, type TextRun, type Rule } from "./PageContent.ts"
+export { readPage, type PageContent, type TextRun, type Rule } from "./PageContent.ts"
+export { readPageContent } from "./PageSource.ts"
+export { configurePdfWorkers, pagePool } from "./PagePool.ts"
 export { buildLines, type Line } from "./Lines.ts"
 export { analysePage, finishPage, type PageAnalysis } from "./PageLayout.ts"
 export { tableMarkdown, type TableGrid, type TableCell } from "./TableGrid.ts"

@@ -1,0 +1,76 @@
+/**
+ * Where the page stream gets each page's content: read on the calling thread from the document
+ * already open there, or by the worker pool (PagePool.ts), which reads a few pages ahead. Both
+ * give the same `PageContent` for a page; the stream asks for pages in order, one at a time.
+ */
+import { Effect } from "effect"
+import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
+import { Corrupt, type DocumentError, Timeout } from "@strata/core"
+import { forgetFonts, type PageContent, readPage } from "./PageContent.ts"
+import type { PagePool } from "./PagePool.ts"
+import { type OpenedPdf, pdfError, withDeadline } from "./PdfLoader.ts"
+
+export interface PageSource {
+  read(pageNumber: number): Effect.Effect<PageContent, DocumentError>
+  readonly close: Effect.Effect<void>
+}
+
+/** pdf.js caches every page it parsed (and its fonts) until told otherwise: release them this often. */
+const CLEANUP_EVERY = 64
+
+const unreadable = (pageNumber: number, message: string): DocumentError =>
+  pdfError(new Corrupt({ message: `page ${pageNumber} could not be read: ${message}` }), pageNumber)
+
+/** Reads one page on the calling thread, within the deadline. */
+export const readPageContent = (doc: PDFDocumentProxy, pageNumber: number, deadline: number): Effect.Effect<PageContent, DocumentError> =>
+  withDeadline(
+    Effect.tryPromise({
+      try: () => readPage(doc, pageNumber),
+      catch: (cause) => unreadable(pageNumber, cause instanceof Error ? cause.message : String(cause))
+    }),
+    deadline,
+    `reading page ${pageNumber}`,
+    pageNumber
+  )
+
+/**
+ * Pages read on this thread from `opened` (the caller closes it). Reading the next page while this
+ * one is laid out (pdf.js inflates streams on libuv's pool) was measured: no gain, so none.
+ */
+export const inThreadSource = (opened: OpenedPdf, deadline: number): PageSource => {
+  let read = 0
+  const cleanup = Effect.promise(async () => {
+    await opened.doc.cleanup().catch(() => undefined)
+    forgetFonts(opened.doc)
+  })
+  return {
+    read: (pageNumber) => {
+      const page = readPageContent(opened.doc, pageNumber, deadline)
+      return ++read % CLEANUP_EVERY === 0 ? Effect.andThen(cleanup, page) : page
+    },
+    close: Effect.void
+  }
+}
+
+/** Pages read by the pool, `lookahead` pages ahead of the one asked for. */
+export const pooledSource = (pool: PagePool, bytes: Uint8Array, numPages: number, deadline: number, lookahead: number): PageSource => {
+  const doc = pool.openDocument(bytes, deadline)
+  return {
+    read: (pageNumber) => {
+      for (let n = pageNumber + 1; n <= Math.min(numPages, pageNumber + lookahead); n++) doc.request(n)
+      const outcome = Effect.promise(() => doc.take(pageNumber)).pipe(
+        Effect.flatMap((o): Effect.Effect<PageContent, DocumentError> =>
+          "content" in o
+            ? Effect.succeed(o.content)
+            : Effect.fail(o.timeout === true
+              ? pdfError(new Timeout({ message: `the time budget ran out before reading page ${pageNumber}` }), pageNumber)
+              : unreadable(pageNumber, o.error)))
+      )
+      return withDeadline(outcome, deadline, `reading page ${pageNumber}`, pageNumber).pipe(
+        // A worker past the deadline may be stuck inside pdf.js: it is stopped rather than waited for.
+        Effect.tapError((error) => error.reason._tag === "Timeout" ? Effect.sync(() => doc.abort()) : Effect.void)
+      )
+    },
+    close: Effect.sync(() => doc.close())
+  }
+}

@@ -10,7 +10,7 @@
  * before the first line (validation, unsupported options) are ordinary error responses.
  */
 import type { ContentEvent, ScrapeError } from "@strata/core"
-import { Effect, Stream } from "effect"
+import { Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { scrapeErrorReply, type RouteKind } from "./ErrorReply.ts"
 

@@ -5,7 +5,7 @@
  * service instead.
  */
 import { Pipeline, type ResponseData } from "@strata/core"
-import { Effect, ManagedRuntime } from "effect"
+import { ManagedRuntime } from "effect"
 import { StrataLive } from "./Live.ts"
 
 export * from "@strata/core"

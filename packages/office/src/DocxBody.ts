@@ -10,6 +10,7 @@ import { boolAttr, DocxStyles, DocxNumbering, formatCounter } from "./DocxStyles
 import { ommlToLatex } from "./OmmlLatex.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { wordTable } from "./DocxTable.ts"
+import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { child, descendants, relationshipId, firstDescendant, textOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 export interface DocxContext {
@@ -22,6 +23,10 @@ export interface DocxContext {
   readonly hasTitle: boolean
   /** The XML of a chart part, for charts drawn in the document. */
   readonly chartXml: (part: string) => string | undefined
+  /** The bytes of a stored part (pictures, for OCR); none: pictures are not referenced. */
+  readonly partBytes?: ((part: string) => Uint8Array | undefined) | undefined
+  /** The page area in square EMU (from the section's page size), to judge how much of it a picture covers. */
+  readonly pageAreaEmu?: number | undefined
 }
 
 interface RunStyle {
@@ -54,6 +59,8 @@ export class DocxBody {
   private readonly counters = new Map<string, Array<number>>()
   private listWidths: Array<number> = []
   private codeLines: Array<string> | undefined
+  /** Pictures met in the paragraph being converted, attached to its block when it is pushed. */
+  private pictures: Array<ImageRef> = []
 
   private readonly ctx: DocxContext
 
@@ -111,6 +118,19 @@ export class DocxBody {
   }
 
   private paragraph(p: XmlElement): void {
+    const before = this.blocks.length
+    const outer = this.pictures
+    this.pictures = []
+    this.paragraphBlocks(p)
+    const refs = this.pictures
+    this.pictures = outer
+    if (refs.length === 0) return
+    // The paragraph's own block is the first one it pushed (text boxes and charts follow it).
+    if (this.blocks.length > before) this.blocks[before] = withImages(this.blocks[before], refs)
+    else this.push(withImages(makeBlock("figure", imageMarkdown(""), { source }), refs))
+  }
+
+  private paragraphBlocks(p: XmlElement): void {
     const pPr = child(p, "pPr")
     const styleId = child(pPr, "pStyle")?.attrs.val
     const role = this.ctx.styles.role(styleId)
@@ -177,6 +197,21 @@ export class DocxBody {
     }
     for (const block of formulas) this.push(block)
     this.afterParagraph(content)
+  }
+
+  /** Notes the stored raster picture of a drawing (DrawingML blip or VML imagedata) for OCR. */
+  private pictureRef(drawing: XmlElement): void {
+    const bytes = this.ctx.partBytes
+    if (bytes === undefined) return
+    const blip = firstDescendant(drawing, "blip") ?? firstDescendant(drawing, "imagedata")
+    const id = blip?.attrs["r:embed"] ?? blip?.attrs.embed ?? relationshipId(blip)
+    const rel = id === undefined ? undefined : this.ctx.rels.get(id)
+    if (rel === undefined || rel.external || !isRasterPart(rel.target)) return
+    const extent = firstDescendant(drawing, "extent")
+    const area = (Number(extent?.attrs.cx) || 0) * (Number(extent?.attrs.cy) || 0)
+    const page = this.ctx.pageAreaEmu
+    const coverage = area > 0 && page !== undefined && page > 0 ? Math.min(1, area / page) : undefined
+    this.pictures.push({ part: rel.target, load: () => bytes(rel.target), coverage })
   }
 
   /** Text boxes anchored in a paragraph follow it, in order. */
@@ -346,7 +381,10 @@ export class DocxBody {
         const alt = doc?.attrs.descr || doc?.attrs.title || firstDescendant(c, "imagedata")?.attrs.title || ""
         const hasPicture = firstDescendant(c, "blip") !== undefined || firstDescendant(c, "imagedata") !== undefined
         for (const box of descendants(c, "txbxContent")) out.boxes.push(box)
-        if (hasPicture) out.images.push(alt.trim())
+        if (hasPicture) {
+          out.images.push(alt.trim())
+          this.pictureRef(c)
+        }
         const chart = relationshipId(firstDescendant(c, "chart"))
         if (chart !== undefined && this.ctx.rels.get(chart) !== undefined) out.charts.push(this.ctx.rels.get(chart)!.target)
         break

@@ -41,7 +41,20 @@ export const readWord = (bytes: Uint8Array, format: string): WordDocument => {
   const styles = new DocxStyles(parsePart(zip, relOfType(rels, "/styles")?.target))
   const numbering = new DocxNumbering(parsePart(zip, relOfType(rels, "/numbering")?.target))
   const hasTitle = descendants(body, "pStyle").some((s) => styles.role(s.attrs.val).heading === 0)
-  const ctx: DocxContext = { styles, numbering, rels, noteLabels: new Map(), noteOrder: [], hasTitle, chartXml: (part) => zip.text(part) }
+  const pgSz = child(child(body, "sectPr"), "pgSz")
+  // Twips to EMU: 635 EMU a twip; US Letter when the section does not say.
+  const pageAreaEmu = (Number(pgSz?.attrs.w) || 12240) * 635 * (Number(pgSz?.attrs.h) || 15840) * 635
+  const ctx: DocxContext = {
+    styles,
+    numbering,
+    rels,
+    noteLabels: new Map(),
+    noteOrder: [],
+    hasTitle,
+    chartXml: (part) => zip.text(part),
+    partBytes: (part) => zip.read(part),
+    pageAreaEmu
+  }
 
   const furniture = (kind: "page_header" | "page_footer", type: "headerReference" | "footerReference"): Array<Block> => {
     const sectPr = child(body, "sectPr")

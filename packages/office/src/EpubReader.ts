@@ -4,12 +4,25 @@
  * is one page, converted by the shared HTML stages (`htmlToMarkdown` from @strata/core) with
  * the chapter's own path as base for relative links. Scripts in the book are never run.
  */
-import { htmlToMarkdown, type DocumentInfo } from "@strata/core"
+import { htmlToMarkdown, type Block, type DocumentInfo } from "@strata/core"
 import { corrupt } from "./Failure.ts"
 import { markdownToBlocks } from "./MarkdownBlocks.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, elements, parseXml, resolvePart, textOf } from "./Xml.ts"
+import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
+
+/** The pictures a chapter block shows (`![alt](src)` with a src inside the book), as OCR references. */
+const chapterPictures = (block: Block, chapter: string, zip: ZipArchive): Block => {
+  const refs: Array<ImageRef> = []
+  for (const m of block.content.matchAll(/!\[[^\]]*\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)) {
+    const src = m[1]
+    if (/^[a-z][a-z0-9+.-]*:/i.test(src) || !isRasterPart(src.replace(/[?#].*$/, ""))) continue
+    const part = resolvePart(chapter, src.replace(/[?#].*$/, ""))
+    if (zip.has(part)) refs.push({ part, load: () => zip.read(part) })
+  }
+  return withImages(block, refs)
+}
 
 export const readEpub = (bytes: Uint8Array, format: string): ParsedDocument => {
   const zip = new ZipArchive(bytes, format)
@@ -44,7 +57,7 @@ export const readEpub = (bytes: Uint8Array, format: string): ParsedDocument => {
       const html = zip.text(item.href) ?? ""
       // No base URL: relative image and chapter links stay relative to the book.
       const markdown = htmlToMarkdown(html)
-      return page(index + 1, markdownToBlocks(markdown, "epub"))
+      return page(index + 1, markdownToBlocks(markdown, "epub").map((block) => chapterPictures(block, item.href, zip)))
     })
   }
 }

@@ -9,7 +9,8 @@ import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
 import { corrupt, limitExceeded } from "./Failure.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
-import { embeddedObjectBlocks, odfBlocks, odfInline, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
+import { withImages } from "./ImageRefs.ts"
+import { embeddedObjectBlocks, odfBlocks, odfInline, odfPictureRef, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { sheetBlocks, type CellRange } from "./SheetBlocks.ts"
 import { ZipArchive } from "./Zip.ts"
@@ -27,20 +28,21 @@ const openOdf = (bytes: Uint8Array, format: string) => {
   const info: DocumentInfo = { metadata: readProperties(zip.text("meta.xml")) }
   const body = child(root, "body")
   const embedded = (href: string) => zip.text(`${href}/content.xml`)
-  return { styles, info, body, embedded }
+  const partBytes = (part: string) => zip.read(part)
+  return { styles, info, body, embedded, partBytes }
 }
 
 const notesBlocks = (ctx: OdfContext): Array<Block> => ctx.notes.map((note) => makeBlock("footnote", note, { source: ctx.source }))
 
 export const readOdt = (bytes: Uint8Array, format: string): ParsedDocument => {
-  const { styles, info, body, embedded } = openOdf(bytes, format)
+  const { styles, info, body, embedded, partBytes } = openOdf(bytes, format)
   const text = child(body, "text")
   if (text === undefined) throw corrupt(format, "content.xml has no office:text body")
   return {
     info,
     pages: [() => {
       const hasTitle = descendants(text, "p").some((p) => styles.names(p.attrs["style-name"]).includes("title"))
-      const ctx: OdfContext = { styles, source: "odt", notes: [], hasTitle, embedded, after: [] }
+      const ctx: OdfContext = { styles, source: "odt", notes: [], hasTitle, embedded, after: [], partBytes, pictures: [] }
       const blocks = odfBlocks(text, ctx)
       return page(1, [...blocks, ...notesBlocks(ctx)])
     }]
@@ -98,7 +100,7 @@ const length = (value: string | undefined): number | undefined => {
 }
 
 export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
-  const { styles, info, body, embedded } = openOdf(bytes, format)
+  const { styles, info, body, embedded, partBytes } = openOdf(bytes, format)
   const presentation = child(body, "presentation")
   if (presentation === undefined) throw corrupt(format, "content.xml has no office:presentation body")
   const slides = childrenNamed(presentation, "page")
@@ -130,7 +132,9 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
         else if (holder !== undefined) blocks = odfBlocks(holder, ctx)
         else if (child(shape, "image") !== undefined) {
           const alt = (textOf(child(shape, "title")) || textOf(child(shape, "desc"))).trim()
-          blocks = [makeBlock("figure", imageMarkdown(alt), { source: "odp" })]
+          const ref = odfPictureRef(child(shape, "image"), { ...ctx, partBytes })
+          const figure = makeBlock("figure", imageMarkdown(alt), { source: "odp" })
+          blocks = [ref === undefined ? figure : withImages(figure, [ref])]
         }
         if (cls === "subtitle") blocks = blocks.map((b) => ({ ...b, kind: "text" as const }))
         if (blocks.length === 0) return

@@ -5,6 +5,7 @@
  * spans, and frames (text boxes and image descriptions).
  */
 import { makeBlock, type Block } from "@strata/core"
+import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells, renderTable } from "./TableMarkdown.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseXml, textOf, type XmlElement } from "./Xml.ts"
@@ -93,6 +94,17 @@ export interface OdfContext {
   readonly embedded?: (href: string) => string | undefined
   /** Blocks found inside a paragraph (charts) that follow it. */
   readonly after?: Array<Block>
+  /** The bytes of a stored part; with it, pictures met in a paragraph are collected into `pictures`. */
+  readonly partBytes?: ((part: string) => Uint8Array | undefined) | undefined
+  readonly pictures?: Array<ImageRef>
+}
+
+/** The stored raster picture of a `draw:image`, as an OCR reference. */
+export const odfPictureRef = (image: XmlElement | undefined, ctx: OdfContext): ImageRef | undefined => {
+  const href = (image?.attrs.href ?? "").replace(/^\.\//, "")
+  const bytes = ctx.partBytes
+  if (bytes === undefined || href.length === 0 || /^[a-z][a-z0-9+.-]*:/i.test(href) || !isRasterPart(href)) return undefined
+  return { part: href, load: () => bytes(href) }
 }
 
 /** The inline runs of a paragraph-like element. */
@@ -129,7 +141,11 @@ export const odfRuns = (el: XmlElement, ctx: OdfContext, inherited: { bold: bool
       }
       case "frame": {
         const title = textOf(child(c, "title")) || textOf(child(c, "desc"))
-        if (child(c, "image") !== undefined) images.push(title.trim())
+        if (child(c, "image") !== undefined) {
+          images.push(title.trim())
+          const ref = odfPictureRef(child(c, "image"), ctx)
+          if (ref !== undefined) ctx.pictures?.push(ref)
+        }
         const box = child(c, "text-box")
         if (box !== undefined) out.push({ text: ` ${descendants(box, "p").map(textOf).join(" ")} ` })
         const object = child(c, "object")
@@ -168,43 +184,51 @@ export const odfBlocks = (container: XmlElement, ctx: OdfContext, out: Array<Blo
   for (const c of container.children) {
     if (ctx.after !== undefined && ctx.after.length > 0) out.push(...ctx.after.splice(0))
     if (typeof c === "string") continue
-    switch (c.name) {
-      case "h": {
-        const text = unbold(odfInline(c, ctx).replace(/\n/g, " "))
-        if (text.length === 0) break
-        const level = Math.min(6, Math.max(1, Number(c.attrs["outline-level"] ?? 1) || 1) + (ctx.hasTitle ? 1 : 0))
-        out.push(makeBlock("section_header", `${"#".repeat(level)} ${text}`, { source: ctx.source }))
-        break
-      }
-      case "p": {
-        const text = odfInline(c, ctx)
-        if (text.length === 0) break
-        const names = ctx.styles.names(c.attrs["style-name"])
-        if (names.includes("title")) out.push(makeBlock("title", `# ${unbold(text.replace(/\n/g, " "))}`, { source: ctx.source }))
-        else if (names.some((n) => n.startsWith("preformatted"))) out.push(makeBlock("code", "```\n" + textOf(c) + "\n```", { source: ctx.source }))
-        else out.push(makeBlock("text", text.replace(/\n/g, "  \n"), { source: ctx.source }))
-        break
-      }
-      case "list":
-        odfList(c, ctx, 0, c.attrs["style-name"], out)
-        break
-      case "table":
-        pushTable(c, ctx, out)
-        break
-      case "section":
-      case "index-body":
-      case "table-of-content":
-      case "alphabetical-index":
-      case "illustration-index":
-      case "text-box":
-        odfBlocks(c, ctx, out)
-        break
-      default:
-        break
-    }
+    const before = out.length
+    odfBlock(c, ctx, out)
+    // Pictures of a paragraph go with the first block it produced; those of a table or list item are not OCR'd.
+    const refs = ctx.pictures?.splice(0) ?? []
+    if (refs.length > 0 && out.length > before) out[before] = withImages(out[before], refs)
   }
   if (ctx.after !== undefined && ctx.after.length > 0) out.push(...ctx.after.splice(0))
   return out
+}
+
+const odfBlock = (c: XmlElement, ctx: OdfContext, out: Array<Block>): void => {
+  switch (c.name) {
+    case "h": {
+      const text = unbold(odfInline(c, ctx).replace(/\n/g, " "))
+      if (text.length === 0) break
+      const level = Math.min(6, Math.max(1, Number(c.attrs["outline-level"] ?? 1) || 1) + (ctx.hasTitle ? 1 : 0))
+      out.push(makeBlock("section_header", `${"#".repeat(level)} ${text}`, { source: ctx.source }))
+      break
+    }
+    case "p": {
+      const text = odfInline(c, ctx)
+      if (text.length === 0) break
+      const names = ctx.styles.names(c.attrs["style-name"])
+      if (names.includes("title")) out.push(makeBlock("title", `# ${unbold(text.replace(/\n/g, " "))}`, { source: ctx.source }))
+      else if (names.some((n) => n.startsWith("preformatted"))) out.push(makeBlock("code", "```\n" + textOf(c) + "\n```", { source: ctx.source }))
+      else out.push(makeBlock("text", text.replace(/\n/g, "  \n"), { source: ctx.source }))
+      break
+    }
+    case "list":
+      odfList(c, ctx, 0, c.attrs["style-name"], out)
+      break
+    case "table":
+      pushTable(c, ctx, out)
+      break
+    case "section":
+    case "index-body":
+    case "table-of-content":
+    case "alphabetical-index":
+    case "illustration-index":
+    case "text-box":
+      odfBlocks(c, ctx, out)
+      break
+    default:
+      break
+  }
 }
 
 /** An embedded chart object: its title and kind as a caption, its local data table as a table. */

@@ -11,6 +11,7 @@ import { pptxCommentAuthors, pptxComments } from "./Comments.ts"
 import { drawingTable, textBodyBlocks, textBodyInline } from "./DrawingText.ts"
 import { corrupt } from "./Failure.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
+import { isRasterPart, withImages } from "./ImageRefs.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { ZipArchive } from "./Zip.ts"
@@ -80,6 +81,9 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
     return boxes
   }
   const info: DocumentInfo = { metadata: readProperties(zip.text("docProps/core.xml")) }
+  const sldSz = child(pres, "sldSz")
+  // 10 x 7.5 inches (the 4:3 default) when the presentation does not say.
+  const slideArea = (Number(sldSz?.attrs.cx) || 9_144_000) * (Number(sldSz?.attrs.cy) || 6_858_000)
   let authors: Map<string, string> | undefined
   const pages = slideParts.map((part, index) => () => {
     const xml = zip.text(part)
@@ -90,7 +94,7 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
     const inherited = (key: string) => boxesOf(layout).get(key) ?? boxesOf(master).get(key)
     const tree = firstDescendant(parseXml(xml), "spTree")
     const items: Array<Item> = []
-    if (tree !== undefined) collect(tree, identity, { zip, rels, inherited, items })
+    if (tree !== undefined) collect(tree, identity, { zip, rels, inherited, items, slideArea })
     const blocks = orderItems(items)
     authors ??= pptxCommentAuthors(zip)
     blocks.push(...pptxComments(zip, rels, authors))
@@ -105,6 +109,8 @@ interface Collector {
   readonly rels: Map<string, Relationship>
   readonly inherited: (key: string) => Box | undefined
   readonly items: Array<Item>
+  /** Slide area in square EMU, to judge how much of the slide a picture covers. */
+  readonly slideArea: number
 }
 
 const collect = (tree: XmlElement, transform: Transform, ctx: Collector): void => {
@@ -145,7 +151,17 @@ const collect = (tree: XmlElement, transform: Transform, ctx: Collector): void =
         const nv = child(child(node, "nvPicPr"), "cNvPr")
         const alt = (nv?.attrs.descr ?? "").trim()
         const box = xfrmBox(child(child(node, "spPr"), "xfrm"))
-        ctx.items.push({ box: box && transform(box), order: ctx.items.length, kind: "body", blocks: [makeBlock("figure", imageMarkdown(alt), { source })] })
+        const placed = box && transform(box)
+        const blip = firstDescendant(child(node, "blipFill"), "blip")
+        const embed = blip?.attrs["r:embed"] ?? blip?.attrs.embed
+        const rel = embed === undefined ? undefined : ctx.rels.get(embed)
+        let block = makeBlock("figure", imageMarkdown(alt), { source })
+        if (rel !== undefined && !rel.external && isRasterPart(rel.target)) {
+          const zip = ctx.zip
+          const coverage = placed === undefined || ctx.slideArea <= 0 ? undefined : Math.min(1, (placed.w * placed.h) / ctx.slideArea)
+          block = withImages(block, [{ part: rel.target, load: () => zip.read(rel.target), coverage }])
+        }
+        ctx.items.push({ box: placed, order: ctx.items.length, kind: "body", blocks: [block] })
         break
       }
       case "AlternateContent":

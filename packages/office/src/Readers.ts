@@ -1,5 +1,6 @@
 /** The office readers, one `Reader` per family of formats, as the pipeline registers them. */
 import type { Reader } from "@strata/core"
+import { withImageOcr, type ImageOcrOptions } from "./ImageOcr.ts"
 import { readWord } from "./DocxReader.ts"
 import { makeReader, page } from "./ReaderKit.ts"
 import { readXlsx } from "./XlsxReader.ts"
@@ -56,6 +57,21 @@ export const legacyReader: Reader = makeReader("legacy", ["doc", "ppt"], async (
   return { info: doc.info, pages: [() => page(1, doc.blocks)] }
 })
 
-export const officeReaders: ReadonlyArray<Reader> = [
-  docxReader, xlsxReader, binaryWorkbookReader, csvReader, pptxReader, odfReader, epubReader, rtfReader, legacyReader
+/**
+ * Every office reader; with an OCR engine, the formats that store pictures (docx, pptx, odt,
+ * odp, epub, and doc/ppt through their conversion) recognise them as `mode` asks.
+ */
+export const makeOfficeReaders = (options: ImageOcrOptions = {}): ReadonlyArray<Reader> => [
+  withImageOcr(docxReader, options),
+  xlsxReader,
+  binaryWorkbookReader,
+  csvReader,
+  withImageOcr(pptxReader, options),
+  withImageOcr(odfReader, options),
+  withImageOcr(epubReader, options),
+  rtfReader,
+  withImageOcr(legacyReader, options)
 ]
+
+/** The office readers without OCR (pictures by their alt text; `fast` and `auto` warn about scans). */
+export const officeReaders: ReadonlyArray<Reader> = makeOfficeReaders()

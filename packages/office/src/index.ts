@@ -5,6 +5,7 @@ export {
   docxReader,
   epubReader,
   legacyReader,
+  makeOfficeReaders,
   odfReader,
   officeReaders,
   pptxReader,
@@ -13,3 +14,5 @@ export {
 } from "./Readers.ts"
 /** Whether LibreOffice is installed (needed for .ppt and for full-fidelity .doc). */
 export { findSoffice } from "./LibreOffice.ts"
+/** Picture OCR for any reader whose blocks reference stored images. */
+export { withImageOcr, type ImageOcrOptions } from "./ImageOcr.ts"

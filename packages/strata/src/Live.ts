@@ -4,7 +4,7 @@
  * CLI and library users all compose from here.
  */
 import { DocumentReaders, Fetcher, Pipeline } from "@strata/core"
-import { officeReaders } from "@strata/office"
+import { makeOfficeReaders } from "@strata/office"
 import { makePdfReader } from "@strata/pdf"
 import { Effect, Layer } from "effect"
 import { makeLazyOcrPool } from "./LazyOcr.ts"
@@ -12,7 +12,7 @@ import { makeLazyOcrPool } from "./LazyOcr.ts"
 /** Every format reader, PDF (with OCR) first. */
 export const ReadersLive = Layer.effect(
   DocumentReaders,
-  Effect.map(makeLazyOcrPool, (ocr) => DocumentReaders.make([makePdfReader({ ocr }), ...officeReaders]))
+  Effect.map(makeLazyOcrPool, (ocr) => DocumentReaders.make([makePdfReader({ ocr }), ...makeOfficeReaders({ ocr })]))
 )
 
 /** The `Pipeline` service with the real fetch engine and every reader. */

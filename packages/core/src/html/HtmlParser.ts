@@ -131,9 +131,12 @@ export const parseHtml = (html: string): Root => {
 /**
  * In HTML (not XHTML) a `<![CDATA[` in ordinary content is a bogus comment that ends at the
  * first `>`, as browsers read it; htmlparser2 would swallow everything up to a `]]>` that may
- * never come (whole forum pages vanished that way). Inside scripts and styles, which the
- * cleaning stage drops anyway, the rewrite changes nothing that reaches the output; real CDATA
- * text inside inline SVG or MathML is lost with it (rare, and not page prose).
+ * never come (whole forum pages vanished that way). Scripts and styles are raw text and are
+ * skipped whole: there the first `>` after a commented-out CDATA opener is often the one that closes
+ * `</script>`, and rewriting it swallowed the rest of the page into the script. Real CDATA
+ * text inside inline SVG or MathML is lost with the rewrite (rare, and not page prose).
  */
+const CDATA_OUTSIDE_RAW_TEXT = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>|<!\[CDATA\[[^>]*>/gi
+
 const neutraliseCdata = (html: string): string =>
-  html.includes("<![CDATA[") ? html.replace(/<!\[CDATA\[[^>]*>/g, "<!---->") : html
+  html.includes("<![CDATA[") ? html.replace(CDATA_OUTSIDE_RAW_TEXT, (match) => (match.charCodeAt(1) === 33 ? "<!---->" : match)) : html

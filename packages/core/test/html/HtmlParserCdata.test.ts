@@ -17,4 +17,11 @@ describe("stray CDATA in HTML", () => {
     const markdown = markdownOf(`<html><body><script>//<![CDATA[\nif (a > b) {}\n//]]></script><p>Visible text.</p></body></html>`)
     expect(markdown).toBe("Visible text.")
   })
+
+  it("does not let a CDATA opener inside a script swallow the script's end tag and the page after it", () => {
+    const markdown = markdownOf(`<html><body><ul><li><script type="application/javascript">\n/* <![CDATA[ */\nvar data = {"a": 1};\n/* ]]&gt; */\n</script><a href="/x">Console table</a></li></ul><h3>Nostalgic revival</h3><p>The page goes on.</p></body></html>`)
+    expect(markdown).toContain("### Nostalgic revival")
+    expect(markdown).toContain("The page goes on.")
+    expect(markdown).not.toContain("var data")
+  })
 })

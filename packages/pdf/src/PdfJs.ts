@@ -10,6 +10,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
+import { installSyncDecompression } from "./SyncDecompression.ts"
 
 export { pdfjs }
 
@@ -153,5 +154,10 @@ const handOver = async (): Promise<void> => {
 }
 let handedOver: Promise<void> | undefined
 
-/** Patches the port once, before the first document (module loading stays free of pdf.js's worker). */
-export const portReady = (): Promise<void> => (handedOver ??= handOver().catch(() => undefined))
+/**
+ * Patches the port and installs the synchronous DecompressionStream once, before the first
+ * document (module loading stays free of pdf.js's worker).
+ */
+export const portReady = (): Promise<void> =>
+  (handedOver ??= (process.env["STRATA_PDF_NATIVE_INFLATE"] === "1" ? Promise.resolve() : Promise.resolve(installSyncDecompression()))
+    .then(handOver).catch(() => undefined))

@@ -85,3 +85,23 @@ describe("page worker pool", () => {
       assert.strictEqual(again.markdown, ra.markdown)
     }))
 })
+
+describe("synchronous DecompressionStream", () => {
+  it.effect("inflates deflate, gzip and raw input like zlib, and fails on corrupt input", () =>
+    Effect.promise(async () => {
+      const { deflateSync, gzipSync, deflateRawSync } = await import("node:zlib")
+      const { installSyncDecompression } = await import("../src/SyncDecompression.ts")
+      installSyncDecompression()
+      assert.strictEqual(DecompressionStream.name, "SyncDecompressionStream")
+      const text = new TextEncoder().encode(LOREM.repeat(50))
+      const read = async (format: CompressionFormat, input: Uint8Array) =>
+        new Uint8Array(await new Response(new Blob([input as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream(format))).arrayBuffer())
+      assert.deepStrictEqual(await read("deflate", deflateSync(text)), text)
+      assert.deepStrictEqual(await read("gzip", gzipSync(text)), text)
+      assert.deepStrictEqual(await read("deflate-raw", deflateRawSync(text)), text)
+      const corrupt = deflateSync(text).slice(0, 40)
+      const failed = await read("deflate", corrupt).then(() => false, () => true)
+      assert.isTrue(failed)
+      assert.throws(() => new DecompressionStream("nope" as CompressionFormat))
+    }))
+})

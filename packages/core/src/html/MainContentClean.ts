@@ -19,6 +19,17 @@ export interface PruneOptions {
   readonly chromeOnly?: boolean
 }
 
+/** Containers forum engines use for per-post furniture (never code or quotes). */
+const FURNITURE_TAGS = new Set(["div", "span", "ul", "dl", "section", "footer", "aside"])
+
+/** Signatures: the one per-post block that no reference keeps and no engine puts a name in. */
+const SIGNATURE = /(?:^|[\s_-])(?:signature|sig|sig_text|sigline|postsig)(?:$|[\s_-])/
+
+const isForumFurniture = (element: Element): boolean => {
+  const ci = classAndId(element)
+  return ci !== "" && SIGNATURE.test(ci)
+}
+
 /** Tags whose subtree is content by construction (never judged by class names). */
 const PROTECTED = new Set(["pre", "code", "table", "tbody", "thead", "tr", "td", "th", "figure", "blockquote", "math"])
 
@@ -41,6 +52,8 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     // pages that render their content only without scripts (Discourse) keep it in <noscript>
     if (tag === "noscript") return !big(element, 0.3)
     if (JUNK_TAGS.has(tag)) return true
+    // forum engines that lay posts out in tables keep signatures inside the cells
+    if (options.keepComments && options.stripUnlikely && FURNITURE_TAGS.has(tag) && isForumFurniture(element) && !bigContent(element)) return true
     if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName))) {
       protectedDepth.add(element)
       return false

@@ -43,7 +43,7 @@ export const CHROME_CLASS =
 
 /** Per-post furniture of forum engines: user panels, signatures, post toolbars, guest prompts. */
 export const FORUM_CHROME =
-  /(?:^|[\s_-])(?:signature|usertitle|userbanner|userextras|userstats|user-?stats|postprofile|profile-?icons|postfoot|post-?footer|postcontrols|post-?controls|post-?menu|post-?actions|memberaction|reactions?|reactionsbar|notices?|announcements?|guest-?teaser|cguestteaser|dropdown-container|pagenav|pagenavlinkgroup|block-outer|structitem|feedlinks|brdmenu|brdheader|quote-?icon|action-?bar|actionbar|topic-?map|topic-?footer-?buttons|timeline|similar-?threads|breadcrumb)(?:$|[\s_-])/
+  /(?:^|[\s_-])(?:signature|sig|sig_text|sigline|postsig|usertitle|userbanner|userextras|userstats|user-?stats|postprofile|profile-?icons|postfoot|post-?footer|postcontrols|post-?controls|post-?menu|post-?actions|memberaction|reactions?|reactionsbar|notices?|announcements?|guest-?teaser|cguestteaser|dropdown-container|pagenav|pagenavlinkgroup|block-outer|structitem|feedlinks|brdmenu|brdheader|quote-?icon|action-?bar|actionbar|topic-?map|topic-?footer-?buttons|timeline|similar-?threads|breadcrumb)(?:$|[\s_-])/
 
 /** Chrome tokens no content-like token rescues ("related products entry-section" is still related). */
 export const STRONG_CHROME =

@@ -70,3 +70,24 @@ describe("recirculation headings", () => {
     expect(text).toContain("Recommended varieties for cold climates")
   })
 })
+
+describe("forum signatures in table layouts", () => {
+  it("drops signatures inside the post cells of a table-laid thread, keeping names and posts", () => {
+    const post = (user: string, text: string, sig: string) =>
+      `<tr><td class="alt2"><a href="/member.php?u=1">${user}</a> Registered User</td>
+       <td class="msg"><div class="msg_body">${text}</div><div class="signature"><div class="sig_text">${sig}</div></div></td></tr>`
+    const html = `<html><head><meta name="generator" content="vBulletin 3.8"></head><body>
+      <div class="navbar"><a href="/">Forum</a> <a href="/f/5">Players</a></div>
+      <table class="posts">
+        ${post("ana", "The player reports 23.951 Hz instead of 23.976 Hz whatever driver I install, which makes films stutter.", "Currently playing: three games at once")}
+        ${post("ben", "Disabling hardware decoding fixed it here; the driver rounds the custom mode otherwise, so try that first.", "Switch friend code SW-0000-1111")}
+        ${post("ana", "That worked, thank you. The custom resolution now sticks after a reboot and playback is smooth again.", "Currently playing: three games at once")}
+      </table></body></html>`
+    const text = extract(html, "https://forum.example.org/showthread.php?t=186269")
+    expect(text).toContain("whatever driver I install")
+    expect(text).toContain("Disabling hardware decoding fixed it here")
+    expect(text).toContain("ben")
+    expect(text).not.toContain("Currently playing")
+    expect(text).not.toContain("friend code")
+  })
+})

@@ -11,6 +11,7 @@ import { cleanContent, prunePage } from "./MainContentClean.ts"
 import { EMPTY_STATS, type StatsTable, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
+import { isMarkedHidden } from "./MainContentPatterns.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
 
@@ -74,6 +75,24 @@ interface Page {
   readonly body: Root | Element
   readonly stats: StatsTable
   readonly chars: number
+  /** false on streamed pages, whose content waits hidden for a script to reveal it */
+  readonly stripHidden: boolean
+}
+
+/**
+ * Under this share of the text visible, the page is a streamed render (content sent in hidden
+ * chunks that a script swaps in): hidden blocks are then the content, not what the page hides.
+ */
+const STREAMED_VISIBLE_SHARE = 0.05
+
+const hiddenChars = (body: Root | Element, stats: StatsTable): number => {
+  let hidden = 0
+  walkElements(body, (el) => {
+    if (!isMarkedHidden(el)) return true
+    hidden += (stats.get(el) ?? EMPTY_STATS).chars
+    return false
+  })
+  return hidden
 }
 
 const analysePage = (root: Root, noscript?: Element): Page => {
@@ -85,14 +104,15 @@ const analysePage = (root: Root, noscript?: Element): Page => {
   const stats = computeStats(body)
   let chars = 0
   for (const child of body.children) if (child.type === "element") chars += (stats.get(child) ?? EMPTY_STATS).chars
-  return { body, stats, chars }
+  const stripHidden = chars === 0 || chars - hiddenChars(body, stats) >= chars * STREAMED_VISIBLE_SHARE
+  return { body, stats, chars, stripHidden }
 }
 
 /** The article path: the best-scoring container, walked down the retry ladder when short. */
 const singleNodeContent = (page: Page, keepComments = false): Root | undefined => {
   let best: { root: Root; chars: number } | undefined
   for (const attempt of LADDER) {
-    const pruned = prunePage(page.body, page.stats, { stripUnlikely: attempt.stripUnlikely, stripHidden: true, keepComments })
+    const pruned = prunePage(page.body, page.stats, { stripUnlikely: attempt.stripUnlikely, stripHidden: page.stripHidden, keepComments })
     const stats = computeStats(pruned, page.stats)
     const scored = scoreTree(pruned, stats, { useClassWeights: attempt.useClassWeights })
     if (scored.nodes.length === 0) continue
@@ -107,7 +127,7 @@ const singleNodeContent = (page: Page, keepComments = false): Root | undefined =
 
 /** The multi-block path: the page minus its chrome and boilerplate blocks. */
 const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = false): Root => {
-  const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: true, keepComments, chromeOnly: true })
+  const pruned = prunePage(page.body, page.stats, { stripUnlikely: true, stripHidden: page.stripHidden, keepComments, chromeOnly: true })
   const stats = computeStats(pruned, page.stats)
   let total = 0
   for (const child of pruned.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars

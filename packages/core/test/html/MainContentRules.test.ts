@@ -91,3 +91,24 @@ describe("forum signatures in table layouts", () => {
     expect(text).not.toContain("friend code")
   })
 })
+
+describe("streamed pages", () => {
+  const chunk = (n: number) =>
+    `<div id="chunk${n}" style="display:none"><section><h2>Result ${n}</h2>${prose(`result ${n}`, 4)}</section></div>`
+
+  it("keeps content that a streamed render sends in hidden chunks when almost nothing is visible", () => {
+    const html = `<html><body><div hidden>Loading</div><div class="shell"><a href="/">Home</a></div>
+      ${[1, 2, 3, 4, 5].map(chunk).join("\n")}</body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 4 about result 1")
+    expect(text).toContain("Paragraph 2 about result 5")
+  })
+
+  it("still drops hidden blocks when the page shows its content", () => {
+    const html = `<html><body><main><h1>Growing garlic</h1>${prose("garlic", 8)}</main>
+      <div style="display:none"><p>Hidden popover text that the page never shows to readers, about another subject entirely.</p></div></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 8 about garlic")
+    expect(text).not.toContain("Hidden popover text")
+  })
+})

@@ -147,7 +147,9 @@ export const renderContent = (
     }
 
     // A document format.
-    const parser = kind === "pdf" ? pdfParser(options) : { type: kind }
+    // Other documents take only the parser's `mode` (OCR of their stored pictures), not its PDF-only settings.
+    const mode = pdfParser(options)?.mode
+    const parser = kind === "pdf" ? pdfParser(options) : { type: kind, ...(mode !== undefined ? { mode } : {}) }
     if (kind === "pdf" && parser === undefined) {
       // `parsers: []`: the PDF comes back as Base64 for a flat credit.
       data.rawBase64 = Buffer.from(input.bytes).toString("base64")

@@ -10,7 +10,7 @@ import { boolAttr, DocxStyles, DocxNumbering, formatCounter } from "./DocxStyles
 import { ommlToLatex } from "./OmmlLatex.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { wordTable } from "./DocxTable.ts"
-import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
+import { imagesOf, isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { child, descendants, relationshipId, firstDescendant, textOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 export interface DocxContext {
@@ -404,13 +404,16 @@ export class DocxBody {
   // ---- tables ----------------------------------------------------------------------------------
 
   private table(tbl: XmlElement): void {
-    const markdown = wordTable(tbl, (tc) => this.cellText(tc))
-    if (markdown.length > 0) this.push(makeBlock("table", markdown, { source }))
+    // Pictures in cells go with the table: their text, if read, follows it.
+    const pictures: Array<ImageRef> = []
+    const markdown = wordTable(tbl, (tc) => this.cellText(tc, pictures))
+    if (markdown.length > 0) this.push(withImages(makeBlock("table", markdown, { source }), pictures))
   }
 
   /** A cell's content as one inline string: paragraphs on lines, nested tables flattened, headings as text. */
-  private cellText(tc: XmlElement): string {
+  private cellText(tc: XmlElement, pictures: Array<ImageRef>): string {
     const inner = new DocxBody(this.ctx).convert(tc)
+    for (const b of inner) pictures.push(...imagesOf(b))
     return inner
       .map((b) =>
         b.kind === "table" ? b.content.replace(/<[^>]+>/g, " ").replace(/\|/g, " ")

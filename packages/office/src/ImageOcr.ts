@@ -34,6 +34,8 @@ const SCAN_COVERAGE = 0.4
 /** ...or, where the layout does not say, one with this many pixels (a page scanned at ~100 dpi). */
 const SCAN_PIXELS = 800_000
 const SCAN_MIN_SIDE = 500
+/** Lines recognised with less confidence (0..1) are dropped. */
+const MIN_CONFIDENCE = 0.5
 
 interface Candidate {
   readonly block: number
@@ -59,6 +61,12 @@ const isLarge = (c: Candidate): boolean =>
 
 /** The pictures of a page worth reading in `mode` ("auto" and "ocr"), in block order. */
 const candidatesOf = (page: Page, mode: "auto" | "ocr", scanChars: number): Array<Candidate> => {
+  if (page.status === "failed") return []
+  // A page with text enough for every picture it shows is no scan: no picture is even inflated.
+  if (mode === "auto") {
+    const refs = page.blocks.reduce((n, b) => n + imagesOf(b).length, 0)
+    if (refs === 0 || ownChars(page.blocks) >= scanChars * refs) return []
+  }
   const all: Array<Candidate> = []
   page.blocks.forEach((block, index) => {
     for (const ref of imagesOf(block)) {
@@ -68,7 +76,7 @@ const candidatesOf = (page: Page, mode: "auto" | "ocr", scanChars: number): Arra
       all.push({ block: index, ref, header })
     }
   })
-  if (mode === "ocr" || page.status === "failed") return page.status === "failed" ? [] : all
+  if (mode === "ocr") return all
   const large = all.filter(isLarge)
   if (large.length === 0) return []
   return ownChars(page.blocks) < scanChars * large.length ? large : []
@@ -157,6 +165,7 @@ export const withImageOcr = (reader: Reader, options: ImageOcrOptions = {}): Rea
             else if (budget > 0) {
               budget--
               chosen.push(c)
+              // Registers the picture, so a later page (or a second use on this one) shares its result.
               recognise(c, page.pageNumber)
             } else capped++
           }
@@ -172,7 +181,9 @@ export const withImageOcr = (reader: Reader, options: ImageOcrOptions = {}): Rea
               diagnostics.push({ severity: "warning", code: "ocr_failed", message: `OCR of ${c.ref.part} failed: ${outcome}`, page: page.pageNumber })
               return
             }
-            const blocks = ocrPageToBlocks(outcome, outcome.width, outcome.height).map((b): Block => ({ ...b, bbox: null, label: "image_text" }))
+            // Photos and drawings give tesseract noise it is unsure of: a higher bar than for scanned pages.
+            const blocks = ocrPageToBlocks(outcome, outcome.width, outcome.height, { minConfidence: MIN_CONFIDENCE })
+              .map((b): Block => ({ ...b, bbox: null, label: "image_text" }))
             if (blocks.length === 0) return
             recognised++
             after.set(c.block, [...(after.get(c.block) ?? []), ...blocks])

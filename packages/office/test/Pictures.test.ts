@@ -82,6 +82,11 @@ describe("pictures without OCR", () => {
     expect(pages.flatMap((p) => p.blocks).every((b) => Object.getOwnPropertySymbols(b).length === 0 && b.source !== "layout_ocr")).toBe(true)
     // Without an engine, auto says it could not read the scan.
     expect(codes(await read(bytes, "docx", "auto"))).toContain("ocr_unavailable")
+    // A scan laid out in a table cell is found too.
+    const inTable = await docxWithPictures({ paragraphs: 0, inTable: true, pictures: [{ png: scan, width: 600, height: 776 }] })
+    const tablePages = await read(inTable, "docx", "fast")
+    expect(tablePages[0].blocks[0].kind).toBe("table")
+    expect(codes(tablePages)).toContain("ocr_skipped")
   })
 
   it("a text-rich document with a small logo needs no OCR", async () => {

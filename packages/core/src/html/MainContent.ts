@@ -11,6 +11,7 @@ import { cleanContent, prunePage } from "./MainContentClean.ts"
 import { EMPTY_STATS, type StatsTable, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
+import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
 import { isMarkedHidden } from "./MainContentPatterns.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
@@ -181,8 +182,10 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
     return linkDensity(s) > 0.6 && s.chars < total * 0.3
   })
 
-export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
-  const hints = options?.hints ?? readHints(root, options?.url)
+export const extractMainContent = (root: Root, options?: MainContentOptions): Root =>
+  dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url)))
+
+const pickContent = (root: Root, hints: PageHints): Root => {
   const page = analysePage(root, hints.noscript)
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true, true)

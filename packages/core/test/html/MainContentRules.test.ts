@@ -112,3 +112,26 @@ describe("streamed pages", () => {
     expect(text).not.toContain("Hidden popover text")
   })
 })
+
+describe("repeated passages", () => {
+  it("keeps one copy of a passage sent twice (desktop and mobile layouts) and keeps short repeated labels", () => {
+    const intro = "Our studio designs packaging for small cosmetic brands, from the first sketch to the printed box."
+    const html = `<html><body><main>
+      <div class="desktop"><h1>Packaging design</h1><p>${intro}</p><p><span>${intro.replace("small", "independent")}</span></p></div>
+      <div class="mobile"><p>${intro}</p></div>
+      ${prose("the process", 6)}
+      <ul><li>Reply</li><li>Reply</li></ul>
+    </main></body></html>`
+    const text = extract(html)
+    expect(text.split("for small cosmetic brands").length - 1).toBe(1)
+    expect(text).toContain("for independent cosmetic brands")
+    expect(text).toContain("Paragraph 6 about the process")
+  })
+
+  it("does not drop a block because its only child repeats its own text", () => {
+    const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}
+      <div class="note"><span>A closing note that is long enough to count as a passage of its own, said only once.</span></div></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("A closing note that is long enough")
+  })
+})

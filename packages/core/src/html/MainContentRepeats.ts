@@ -1,0 +1,57 @@
+/**
+ * Repeated blocks: responsive pages send the same text twice (a desktop and a mobile layout,
+ * one hidden by a stylesheet we do not evaluate), carousels clone their slides, and forum
+ * replies quote earlier posts in full. A reader sees each passage once, so a text block whose
+ * words already appeared in an earlier block of the content is dropped. Only blocks long
+ * enough to be a passage count: short labels ("Reply", "$20.00") legitimately repeat.
+ */
+import type { Element, Root } from "hast"
+import { BLOCK_TAGS } from "./MainContentPatterns.ts"
+import { filterTree } from "./MainContentNodes.ts"
+
+/** Shortest normalised text, in characters, that counts as a passage. */
+const MIN_PASSAGE = 60
+
+/** Blocks compared as a whole; a container of other blocks is compared through its children. */
+/** Code and table cells are left alone: commands and cell values repeat on purpose. */
+const TEXT_BLOCKS = new Set(["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "figcaption", "blockquote", "div", "section", "span"])
+
+const hasBlockChild = (element: Element): boolean => {
+  for (const child of element.children) if (child.type === "element" && BLOCK_TAGS.has(child.tagName)) return true
+  return false
+}
+
+const textOf = (element: Element): string => {
+  let out = ""
+  const visit = (el: Element): void => {
+    for (const child of el.children) {
+      if (child.type === "text") out += child.value
+      else if (child.type === "element") {
+        if (child.tagName === "br") out += " "
+        visit(child)
+      }
+    }
+  }
+  visit(element)
+  return out.replace(/\s+/g, " ").trim().toLowerCase()
+}
+
+/** Drop text blocks whose whole text repeats an earlier block of `content`. */
+export const dropRepeatedBlocks = (content: Root): Root => {
+  const seen = new Set<string>()
+  // the inside of a block already compared whole (a span holding all of its div's text)
+  const compared = new Set<Element>()
+  return filterTree(content, (element, parent) => {
+    if (parent.type === "element" && compared.has(parent)) {
+      compared.add(element)
+      return false
+    }
+    if (!TEXT_BLOCKS.has(element.tagName) || hasBlockChild(element)) return false
+    const text = textOf(element)
+    if (text.length < MIN_PASSAGE) return false
+    if (seen.has(text)) return true
+    seen.add(text)
+    compared.add(element)
+    return false
+  })
+}

@@ -59,6 +59,15 @@ const isLarge = (c: Candidate): boolean =>
     ? c.ref.coverage >= SCAN_COVERAGE
     : c.header.width * c.header.height >= SCAN_PIXELS && Math.min(c.header.width, c.header.height) >= SCAN_MIN_SIDE
 
+/** A picture whose entry is broken or over the zip limits is skipped, not a failed document. */
+const loadSafely = (ref: ImageRef): Uint8Array | undefined => {
+  try {
+    return ref.load()
+  } catch {
+    return undefined
+  }
+}
+
 /** The pictures of a page worth reading in `mode` ("auto" and "ocr"), in block order. */
 const candidatesOf = (page: Page, mode: "auto" | "ocr", scanChars: number): Array<Candidate> => {
   if (page.status === "failed") return []
@@ -70,7 +79,7 @@ const candidatesOf = (page: Page, mode: "auto" | "ocr", scanChars: number): Arra
   const all: Array<Candidate> = []
   page.blocks.forEach((block, index) => {
     for (const ref of imagesOf(block)) {
-      const bytes = ref.load()
+      const bytes = loadSafely(ref)
       const header = bytes === undefined ? undefined : readImageHeader(bytes)
       if (header === undefined || header.width < MIN_WIDTH || header.height < MIN_HEIGHT) continue
       all.push({ block: index, ref, header })
@@ -141,7 +150,7 @@ export const withImageOcr = (reader: Reader, options: ImageOcrOptions = {}): Rea
         const known = results.get(c.ref.part)
         if (known !== undefined) return known
         const run = Effect.suspend(() => {
-          const bytes = c.ref.load()
+          const bytes = loadSafely(c.ref)
           const image = bytes === undefined ? undefined : ocrImageOf(bytes, c.header)
           if (image === undefined) return Effect.succeed(`${c.ref.part} could not be decoded`)
           return engine.recognize(image, { deadline }).pipe(

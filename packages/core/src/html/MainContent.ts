@@ -147,8 +147,31 @@ const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = fals
   if (region === undefined) region = proseRegion(pruned, stats, 0.9)
   const kept = rootOf(region !== undefined ? [region] : withoutDoctype(pruned.children))
   // in a thread, link blocks are navigation; on other pages they may be the listing itself
-  return thread ? dropLinkFarms(kept, stats, region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total) : kept
+  const keptChars = region !== undefined ? (stats.get(region) ?? EMPTY_STATS).chars : total
+  return thread ? dropLinkFarms(kept, stats, keptChars) : dropLinkTrees(kept, stats, keptChars)
 }
+
+const LISTS = new Set(["ul", "ol"])
+
+const hasNestedList = (list: Element): boolean => {
+  for (const item of list.children) {
+    if (item.type !== "element") continue
+    for (const child of item.children) if (child.type === "element" && LISTS.has(child.tagName)) return true
+  }
+  return false
+}
+
+/**
+ * Nested lists made of links are menus and site maps (a listing is a flat run of cards): gone
+ * from the multi-block path unless they are most of what it keeps.
+ */
+export const dropLinkTrees = (content: Root, stats: StatsTable, total: number): Root =>
+  filterTree(content, (element) => {
+    if (!LISTS.has(element.tagName)) return false
+    const s = stats.get(element)
+    if (s === undefined || s.links < 8 || s.chars >= total * 0.5) return false
+    return linkDensity(s) > 0.8 && hasNestedList(element)
+  })
 
 const proseRegion = (root: Root | Element, stats: StatsTable, share: number): Element | undefined => {
   let prose = 0

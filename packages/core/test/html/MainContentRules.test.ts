@@ -6,7 +6,7 @@ import type { Root } from "hast"
 import { fromHtml } from "hast-util-from-html"
 import { toText } from "hast-util-to-text"
 import { describe, expect, it } from "vitest"
-import { extractMainContent, readMainContentHints } from "../../src/html/MainContent.ts"
+import { dropLinkTrees, extractMainContent, readMainContentHints } from "../../src/html/MainContent.ts"
 import { isRecirculationBlock } from "../../src/html/MainContentHeadings.ts"
 import { prunePage } from "../../src/html/MainContentClean.ts"
 import { computeStats, findBody } from "../../src/html/MainContentNodes.ts"
@@ -133,5 +133,23 @@ describe("repeated passages", () => {
       <div class="note"><span>A closing note that is long enough to count as a passage of its own, said only once.</span></div></main></body></html>`
     const text = extract(html)
     expect(text).toContain("A closing note that is long enough")
+  })
+})
+
+describe("link trees on multi-block pages", () => {
+  it("drops a nested menu of links, keeps flat link lists and the blocks", () => {
+    const items = (prefix: string) => Array.from({ length: 5 }, (_, i) => `<li><a href="/${prefix}/${i}">${prefix} service ${i}</a></li>`).join("")
+    const menu = `<ul class="x-list"><li><a href="/audit">Audit</a><ul>${items("audit")}</ul></li><li><a href="/tax">Tax</a><ul>${items("tax")}</ul></li></ul>`
+    const flat = `<ul>${items("listing")}${items("more")}</ul>`
+    const block = (n: number) =>
+      `<div class="blk"><h2>Offer ${n}</h2><p>We help growing firms with offer ${n}, from the first review to a plan that the board signs off.</p></div>`
+    const tree: Root = fromHtml(`<div class="w2">${menu}${[1, 2, 3, 4, 5, 6, 7, 8].map(block).join("")}${flat}</div>`, { fragment: true })
+    const stats = computeStats(tree)
+    let total = 0
+    for (const c of tree.children) if (c.type === "element") total += stats.get(c)?.chars ?? 0
+    const text = toText(dropLinkTrees(tree, stats, total))
+    expect(text).toContain("We help growing firms with offer 8")
+    expect(text).toContain("listing service 3")
+    expect(text).not.toContain("tax service 3")
   })
 })

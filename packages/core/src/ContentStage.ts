@@ -95,6 +95,18 @@ const baseMetadata = (input: ContentInput, contentType: string | undefined) => (
 const pdfParser = (options: ContentOptions): PdfParserOptions | undefined =>
   options.parsers === undefined ? { type: "pdf" } : options.parsers.find((parser) => parser.type === "pdf")
 
+/**
+ * The parser settings a document is read with. A PDF takes the `pdf` parser (none for
+ * `parsers: []`: it is then returned as Base64). Other documents take the same settings (mode,
+ * pages per page/slide/sheet, blocks, page markers, maxPages), since `parsers` is where a client
+ * says how files are handled, and fall back to the defaults when it names none.
+ */
+const documentParser = (kind: DocumentFormat, options: ContentOptions): PdfParserOptions | undefined => {
+  const pdf = pdfParser(options)
+  if (kind === "pdf") return pdf
+  return { ...pdf, type: kind }
+}
+
 export const renderContent = (
   input: ContentInput,
   options: ContentOptions,
@@ -147,9 +159,7 @@ export const renderContent = (
     }
 
     // A document format.
-    // Other documents take only the parser's `mode` (OCR of their stored pictures), not its PDF-only settings.
-    const mode = pdfParser(options)?.mode
-    const parser = kind === "pdf" ? pdfParser(options) : { type: kind, ...(mode !== undefined ? { mode } : {}) }
+    const parser = documentParser(kind, options)
     if (kind === "pdf" && parser === undefined) {
       // `parsers: []`: the PDF comes back as Base64 for a flat credit.
       data.rawBase64 = Buffer.from(input.bytes).toString("base64")
@@ -239,7 +249,7 @@ export const renderContentStream = (
 ): Stream.Stream<ContentEvent, ScrapeError, DocumentReaders> =>
   Stream.unwrap(Effect.gen(function*() {
     const kind = classify(input)
-    const parser = kind === "pdf" ? pdfParser(options) : kind === undefined ? undefined : { type: kind }
+    const parser = kind === undefined ? undefined : documentParser(kind, options)
     if (kind !== undefined && kind !== "html" && kind !== "json" && kind !== "text" && parser !== undefined) {
       const data: Record<string, unknown> = {}
       if (wants(options, "rawBase64")) data.rawBase64 = Buffer.from(input.bytes).toString("base64")

@@ -7,6 +7,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import { Document, HeadingLevel, Packer, Paragraph } from "docx"
+import PptxGenJS from "pptxgenjs"
 import { dispose, parse, scrape } from "../src/index.ts"
 
 let server: Server
@@ -82,6 +83,19 @@ describe("strata library", () => {
     const data = await parse(bytes, "memo.docx")
     expect(data.markdown as string).toContain("# Memo")
     expect(data.markdown as string).toContain("The memo's first paragraph.")
+  })
+
+  it("gives one data.pages entry per slide when pages is asked for, and page markers between slides", async () => {
+    const deck = new (PptxGenJS as unknown as new () => { addSlide(): { addText(text: string, options: object): void }; write(options: object): Promise<unknown> })()
+    deck.addSlide().addText("Opening slide", { x: 1, y: 1, w: 8, h: 1, fontSize: 32 })
+    deck.addSlide().addText("Closing slide", { x: 1, y: 1, w: 8, h: 1, fontSize: 32 })
+    const bytes = new Uint8Array((await deck.write({ outputType: "nodebuffer" })) as Buffer)
+    const data = await parse(bytes, "deck.pptx", { parsers: [{ type: "pdf", pages: true, pageMarkers: true }] })
+    const pages = data.pages as Array<{ pageNumber: number; markdown: string }>
+    expect(pages.map((p) => p.pageNumber)).toEqual([1, 2])
+    expect(pages[0].markdown).toContain("Opening slide")
+    expect(pages[1].markdown).toContain("Closing slide")
+    expect(data.markdown as string).toContain("<!-- page 2 -->")
   })
 
   it("rejects with a typed reason", async () => {

@@ -122,6 +122,9 @@ export interface CleanOptions {
   readonly useClassWeights: boolean
 }
 
+/** Average characters per link from which a list of links reads as titles, not menu labels. */
+const DESCRIPTIVE_LINK = 40
+
 const CONDITIONAL = new Set(["div", "section", "ul", "ol", "dl", "table", "form", "aside", "header", "footer"])
 
 const isDataTable = (table: Element, s: Stats): boolean => {
@@ -147,6 +150,8 @@ export const cleanContent = (content: Root, options: CleanOptions, base?: StatsT
     if (s.commas >= 10) return false
     const isList = tag === "ul" || tag === "ol" || tag === "dl"
     if (!isList && s.chars < 25 && s.links > 0 && s.images === 0) return true
+    // a list of descriptive link titles inside the article is a curated reading list, not navigation
+    if (isList && weight >= 0 && s.links >= 3 && s.linkChars / s.links >= DESCRIPTIVE_LINK) return false
     if (weight < 25 && ld > (isList ? 0.5 : 0.2)) return true
     if (weight >= 25 && ld > 0.5) return true
     return false

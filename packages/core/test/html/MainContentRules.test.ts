@@ -153,3 +153,18 @@ describe("link trees on multi-block pages", () => {
     expect(text).not.toContain("tax service 3")
   })
 })
+
+describe("reading lists inside an article", () => {
+  it("keeps a list of descriptive link titles and drops a list of short link labels", () => {
+    const courses = ["Critical Thinking for Better Judgment and Decision-Making", "Psychological research, obedience and ethics in practice", "International relations: exploring territorial divisions", "Nonlinear Dynamics: Mathematical and Computational Approaches"]
+      .map((t, i) => `<li><a href="/course/${i}">${t}</a></li>`)
+      .join("")
+    const labels = ["Home", "Courses", "Reports", "About", "Contact"].map((t) => `<li><a href="/${t}">${t}</a></li>`).join("")
+    const html = `<html><body><div class="a1"><div class="q7"><h1>Free certificates</h1>${prose("free courses", 6)}
+      <h2>Humanities</h2><ul>${courses}</ul>${prose("more courses", 3)}<ul>${labels}</ul></div></div></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Psychological research, obedience and ethics in practice")
+    expect(text).toContain("Nonlinear Dynamics")
+    expect(text).not.toContain("Contact")
+  })
+})

@@ -12,6 +12,7 @@ import { EMPTY_STATS, type StatsTable, attr, computeStats, filterTree, findBody,
 import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
 import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
+import { dropCallsToAction } from "./MainContentCalls.ts"
 import { isMarkedHidden } from "./MainContentPatterns.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
@@ -206,7 +207,7 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
   })
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root =>
-  dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url)))
+  dropCallsToAction(dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url))))
 
 const pickContent = (root: Root, hints: PageHints): Root => {
   const page = analysePage(root, hints.noscript)

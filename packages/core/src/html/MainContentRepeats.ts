@@ -16,7 +16,7 @@ const MIN_PASSAGE = 60
 /** Code and table cells are left alone: commands and cell values repeat on purpose. */
 const TEXT_BLOCKS = new Set(["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "figcaption", "blockquote", "div", "section", "span"])
 
-const hasBlockChild = (element: Element): boolean => {
+export const hasBlockChild = (element: Element): boolean => {
   for (const child of element.children) if (child.type === "element" && BLOCK_TAGS.has(child.tagName)) return true
   return false
 }

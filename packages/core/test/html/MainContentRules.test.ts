@@ -168,3 +168,17 @@ describe("reading lists inside an article", () => {
     expect(text).not.toContain("Contact")
   })
 })
+
+describe("calls to action", () => {
+  it("drops blocks that are only a call to action and keeps the phrase in running text", () => {
+    const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}
+      <p><a href="/more">Read more »</a></p><div class="btn"><a href="/join">Sign up for free</a></div><h3>Leave a Reply</h3>
+      <p>To read more about curing, sign up at the allotment office and learn more from the older growers there.</p></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 6 about garlic")
+    expect(text).not.toContain("Read more »")
+    expect(text).not.toContain("Sign up for free")
+    expect(text).not.toContain("Leave a Reply")
+    expect(text).toContain("sign up at the allotment office and learn more")
+  })
+})

@@ -4,7 +4,7 @@
  * engine in its own child process, so peak RSS is its own); the 2,000-page streaming check; and
  * robustness over ../shared/corpus/pdfjs. Writes bench/results/pdf.json and pdf.md.
  *
- *   node bench/pdf/run.ts [--skip-robust] [--skip-big] [--only-robust]
+ *   node bench/pdf/run.ts [--skip-robust] [--skip-speed] [--skip-big] [--only-robust]
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -67,14 +67,63 @@ const quality = () => {
   return { files: files.length, engines: perEngine, perDoc }
 }
 
-/** The 2,000-page run, with V8's default young generation and with a small one (what a server would set). */
+/** Switches that bring back the reader's pdf.js plumbing as it was before the speed work (same output). */
+const BEFORE_ENV = { STRATA_PDF_CLONE: "1" }
+const SYNC_ENV = { STRATA_PDF_SYNC_INFLATE: "1" }
+const CONFIGS: Record<string, Record<string, string>> = {
+  after: {}, before: BEFORE_ENV, "after + sync inflate": SYNC_ENV, "pool of 2 workers": { STRATA_PDF_WORKERS: "2" }
+}
+const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/**
+ * Speed of the reader alone on the Docling set (bench/pdf/Speed.ts), each configuration run three
+ * times, interleaved so that load from other work on the machine falls on all of them alike.
+ */
+const speed = () => {
+  const runs: Record<string, Array<Record<string, number>>> = {}
+  for (let rep = 0; rep < 3; rep++) {
+    for (const [name, env] of Object.entries(CONFIGS)) {
+      const out = execFileSync(node, [fileURLToPath(new URL("./Speed.ts", import.meta.url)), "5"], {
+        encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"]
+      })
+      ;(runs[name] ??= []).push(JSON.parse(out) as Record<string, number>)
+      console.error("speed", name, out.trim().slice(0, 120))
+    }
+  }
+  return Object.fromEntries(Object.entries(runs).map(([name, rs]) => [name, {
+    pagesPerSecond: round(median(rs.map((r) => r.medianPagesPerSecond)), 1),
+    pagesPerCpuSecond: round(median(rs.map((r) => r.medianPagesPerCpuSecond)), 1),
+    maxRssMb: Math.round(median(rs.map((r) => r.maxRssMb))),
+    runs: rs.map((r) => r.medianPagesPerSecond)
+  }]))
+}
+
+/** The 2,000-page run: each configuration with V8's default young generation and with a small one, twice, interleaved. */
 const big = () => {
-  const run = (flags: Array<string>) => {
-    const out = execFileSync(node, [...flags, fileURLToPath(new URL("./BigDocument.ts", import.meta.url)), "2000"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
-    console.error("big", flags.join(" "), out.trim())
+  const run = (flags: Array<string>, env: Record<string, string>) => {
+    const out = execFileSync(node, [...flags, fileURLToPath(new URL("./BigDocument.ts", import.meta.url)), "2000"], {
+      encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"]
+    })
+    console.error("big", flags.join(" "), JSON.stringify(env), out.trim())
     return JSON.parse(out) as Record<string, number>
   }
-  return { ...run([]), semiSpace8: run(["--max-semi-space-size=8"]) }
+  const cases: Record<string, [Array<string>, Record<string, string>]> = {
+    after: [[], {}],
+    afterSemiSpace8: [["--max-semi-space-size=8"], {}],
+    before: [[], BEFORE_ENV],
+    beforeSemiSpace8: [["--max-semi-space-size=8"], BEFORE_ENV],
+    syncInflate: [[], SYNC_ENV],
+    pool2: [[], { STRATA_PDF_WORKERS: "2" }]
+  }
+  const runs: Record<string, Array<Record<string, number>>> = {}
+  for (let rep = 0; rep < 2; rep++) for (const [name, [flags, env]] of Object.entries(cases)) (runs[name] ??= []).push(run(flags, env))
+  const summary = Object.fromEntries(Object.entries(runs).map(([name, rs]) => [name, {
+    ...rs[0],
+    pagesPerSecond: Math.max(...rs.map((r) => r.pagesPerSecond)),
+    maxRssMb: Math.max(...rs.map((r) => r.maxRssMb)),
+    runs: rs.map((r) => [round(r.pagesPerSecond, 1), Math.round(r.maxRssMb)])
+  }]))
+  return { ...summary.after, semiSpace8: summary.afterSemiSpace8, cases: summary }
 }
 
 const robust = async (): Promise<RobustSummary> => {
@@ -99,10 +148,21 @@ const markdownReport = (report: Record<string, any>): string => {
     }
     lines.push("")
   }
+  if (report.speed) {
+    lines.push("## Reader speed on the Docling set (bench/pdf/Speed.ts)", "",
+      "Strata's reader alone, 5 rounds after a warm-up round in one process; each configuration run 3 times, interleaved; medians. Pages per CPU-second (user + system, all threads) is the steadier figure on a shared machine. `before` = pdf.js messages deep-copied as they were (`STRATA_PDF_CLONE=1`); `sync inflate` = `STRATA_PDF_SYNC_INFLATE=1`; output is byte-identical in all of them.", "",
+      "| configuration | pages/s (wall) | pages per CPU-second | peak RSS MB | wall runs |", "|---|---|---|---|---|")
+    for (const [name, e] of Object.entries<any>(report.speed)) lines.push(`| ${name} | ${e.pagesPerSecond} | ${e.pagesPerCpuSecond} | ${e.maxRssMb} | ${e.runs.join(", ")} |`)
+    lines.push("")
+  }
   if (report.big) {
     const b = report.big
     lines.push("## 2,000-page document (generated, streamed through the MarkdownWriter)", "", `${b.pages} pages in ${round(b.seconds, 1)} s: **${round(b.pagesPerSecond, 1)} pages/s**, peak RSS **${Math.round(b.maxRssMb)} MB**, ${b.tables} tables found (V8 defaults).`, "")
-    if (b.semiSpace8) lines.push(`With \`--max-semi-space-size=8\`: ${round(b.semiSpace8.pagesPerSecond, 1)} pages/s, peak RSS ${Math.round(b.semiSpace8.maxRssMb)} MB. The live heap stays flat (about 55 MB after GC at every 500 pages); the rest of the RSS is V8 growing its heap lazily under pdf.js's allocation rate, plus about 160 MB of modules (effect, pdf.js, @strata/core) loaded before the first page.`, "")
+    if (b.cases) {
+      lines.push("Two runs of each, interleaved (best pages/s, worst peak RSS):", "", "| configuration | pages/s | peak RSS MB | runs (pages/s, MB) |", "|---|---|---|---|")
+      for (const [name, c] of Object.entries<any>(b.cases)) lines.push(`| ${name} | ${round(c.pagesPerSecond, 1)} | ${Math.round(c.maxRssMb)} | ${c.runs.map((r: Array<number>) => r.join(" / ")).join("; ")} |`)
+      lines.push("")
+    }
   }
   if (report.robust) {
     const r = report.robust
@@ -111,6 +171,8 @@ const markdownReport = (report: Record<string, any>): string => {
       `Slowest: ${r.slowest.map((s: any) => `${s.file} ${s.ms} ms`).join(", ")}.`, "")
     if (r.problems.length > 0) lines.push("Problems:", "", ...r.problems.map((p: any) => `- ${p.file.replace(/.*\//, "")}: ${p.outcome} ${p.message ?? ""}`), "")
   }
+  const notes = new URL("./SpeedNotes.md", import.meta.url)
+  if (existsSync(notes)) lines.push(readFileSync(notes, "utf8").trim(), "")
   return lines.join("\n")
 }
 
@@ -124,6 +186,7 @@ const report: Record<string, unknown> = {
 }
 if (!args.has("--only-robust")) {
   report.quality = quality()
+  if (!args.has("--skip-speed")) report.speed = speed()
   if (!args.has("--skip-big")) report.big = big()
 }
 if (!args.has("--skip-robust")) report.robust = await robust()

@@ -155,9 +155,11 @@ const handOver = async (): Promise<void> => {
 let handedOver: Promise<void> | undefined
 
 /**
- * Patches the port and installs the synchronous DecompressionStream once, before the first
- * document (module loading stays free of pdf.js's worker).
+ * Patches the port once, before the first document (module loading stays free of pdf.js's
+ * worker). The synchronous DecompressionStream is opt-in (`STRATA_PDF_SYNC_INFLATE=1`): it saves
+ * 6% CPU on short documents but, with no idle waits left, V8 lets the heap grow about 60 MB
+ * further on long ones (bench/results/pdf.md).
  */
 export const portReady = (): Promise<void> =>
-  (handedOver ??= (process.env["STRATA_PDF_NATIVE_INFLATE"] === "1" ? Promise.resolve() : Promise.resolve(installSyncDecompression()))
+  (handedOver ??= (process.env["STRATA_PDF_SYNC_INFLATE"] === "1" ? Promise.resolve(installSyncDecompression()) : Promise.resolve())
     .then(handOver).catch(() => undefined))

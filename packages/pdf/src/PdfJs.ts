@@ -2,7 +2,8 @@
  * pdf.js set up for this package, in-process and offline, with no dependency on effect or
  * @strata/core so that the page worker threads can load it cheaply: the document parameters
  * (no font fetching beyond the standard fonts and CMaps inside the local pdfjs-dist package, no
- * image decoding) and the font-face shortcut.
+ * image decoding), the font-face shortcut, and the in-thread port that hands pdf.js's messages
+ * over without deep copies (`portReady`, awaited before the first document).
  */
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 /** The `strata` executable. */
 import { main } from "./Cli.ts"
 

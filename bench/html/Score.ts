@@ -5,36 +5,15 @@
  * text first so that link URLs and emphasis markers neither add tokens nor break snippets.
  */
 
+import { multisetScore, type MultisetScore } from "../lib/MultisetF1.ts"
+
 const WORD = /[\p{L}\p{N}_]+/gu
 
 export const tokenize = (text: string): Array<string> => text.toLowerCase().match(WORD) ?? []
 
-export interface WordScore {
-  readonly precision: number
-  readonly recall: number
-  readonly f1: number
-}
+export type WordScore = MultisetScore
 
-export const wordF1 = (predicted: string, reference: string): WordScore => {
-  const pred = tokenize(predicted)
-  const ref = tokenize(reference)
-  if (ref.length === 0) return pred.length === 0 ? { precision: 1, recall: 1, f1: 1 } : { precision: 0, recall: 0, f1: 0 }
-  if (pred.length === 0) return { precision: 0, recall: 0, f1: 0 }
-  const counts = new Map<string, number>()
-  for (const t of ref) counts.set(t, (counts.get(t) ?? 0) + 1)
-  let overlap = 0
-  for (const t of pred) {
-    const c = counts.get(t) ?? 0
-    if (c > 0) {
-      overlap++
-      counts.set(t, c - 1)
-    }
-  }
-  const precision = overlap / pred.length
-  const recall = overlap / ref.length
-  const f1 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0
-  return { precision, recall, f1 }
-}
+export const wordF1 = (predicted: string, reference: string): WordScore => multisetScore(tokenize(predicted), tokenize(reference))
 
 /** Share of snippets found (1 when there are none, as upstream). */
 export const snippetRate = (text: string, snippets: ReadonlyArray<string>): number => {

@@ -12,6 +12,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { DocumentReaders, detectFormat, htmlToMarkdown, writeMarkdown, type DocumentFormat, type Reader } from "@strata/core"
 import { officeReaders } from "@strata/office"
+import { multisetScore } from "../lib/MultisetF1.ts"
 
 const corpus = new URL("../../../shared/corpus/", import.meta.url)
 const results = new URL("../results/", import.meta.url)
@@ -57,24 +58,6 @@ export const words = (markdown: string): Array<string> =>
     .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, "$1")
     .toLowerCase()
     .match(/[\p{L}\p{N}]+/gu) ?? []
-
-const f1 = (a: Array<string>, b: Array<string>): number => {
-  if (a.length === 0 && b.length === 0) return 1
-  const counts = new Map<string, number>()
-  for (const w of b) counts.set(w, (counts.get(w) ?? 0) + 1)
-  let common = 0
-  for (const w of a) {
-    const c = counts.get(w) ?? 0
-    if (c > 0) {
-      common++
-      counts.set(w, c - 1)
-    }
-  }
-  if (common === 0) return 0
-  const p = common / a.length
-  const r = common / b.length
-  return (2 * p * r) / (p + r)
-}
 
 /** 1 - normalised Levenshtein distance over token sequences (capped at 4000 tokens each). */
 const orderSimilarity = (a: Array<string>, b: Array<string>): number => {
@@ -134,7 +117,7 @@ for (const folder of folders) {
     const got = "markdown" in out ? words(out.markdown) : []
     docs.push({
       folder, file, format: out.format, ms: round(median(times), 1), firstMs: round(times[0], 1),
-      f1: round(f1(got, expected)), order: round(orderSimilarity(got, expected)),
+      f1: round(multisetScore(got, expected).f1), order: round(orderSimilarity(got, expected)),
       ...("error" in out ? { error: out.error } : {})
     })
   }

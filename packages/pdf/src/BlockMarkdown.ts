@@ -102,6 +102,9 @@ export const blockMarkdown = (block: LayoutBlock, vocabulary?: ReadonlySet<strin
       return block.table !== undefined ? tableMarkdown(block.table) : plain(block, vocabulary)
     case "code":
       return code(block)
+    case "figure":
+      // No pixels are decoded: the marker says where the picture stands (Docling writes the same).
+      return "<!-- image -->"
     case "title":
     case "section_header":
       return `${"#".repeat(block.level ?? 2)} ${escapeInline(plain(block, vocabulary).replace(/\s*#+\s*$/, ""))}`

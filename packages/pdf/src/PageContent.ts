@@ -41,12 +41,22 @@ export interface Rule {
   readonly y1: number
 }
 
+/** Where an image is painted (its unit square through the current transform), in page space; pixels are never decoded. */
+export interface ImageBox {
+  readonly x0: number
+  readonly top: number
+  readonly x1: number
+  readonly bottom: number
+}
+
 export interface PageContent {
   readonly pageNumber: number
   readonly width: number
   readonly height: number
   readonly runs: ReadonlyArray<TextRun>
   readonly rules: ReadonlyArray<Rule>
+  /** Image placements, when the operator list was read (see `readPage`). */
+  readonly images: ReadonlyArray<ImageBox>
   /** Characters pdf.js could not map to Unicode (U+FFFD): many of them mean the text layer is unusable. */
   readonly unmapped: number
   /** True when the graphics could not be read (the page is then `partial`). */
@@ -94,14 +104,52 @@ const fontOf = (doc: PDFDocumentProxy, page: PDFPageProxy, fontName: string, fam
   return info
 }
 
-/** Walks the operator list for axis-aligned strokes and thin fills, tracking the CTM. */
-const rulesFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>, base: Matrix): Array<Rule> => {
+/**
+ * Operators that draw nothing: a save group holding only these (and a transform) is where pdf.js
+ * dropped an image. Pixels are never decoded (`maxImageSize: 1` in PdfJs.ts), and pdf.js then
+ * leaves out the paint operator itself, but not the `q cm ... Q` that placed it: the group's
+ * transform maps the unit square onto the image, as the paint would have.
+ */
+const neutralOps = (): Set<number> => {
   const OPS = pdfjs.OPS
+  return new Set([
+    OPS.dependency, OPS.setGState, OPS.clip, OPS.eoClip, OPS.endPath, OPS.beginMarkedContent, OPS.beginMarkedContentProps,
+    OPS.endMarkedContent, OPS.markPoint, OPS.markPointProps, OPS.setFillRGBColor, OPS.setStrokeRGBColor, OPS.setFillGray,
+    OPS.setStrokeGray, OPS.setFillCMYKColor, OPS.setStrokeCMYKColor, OPS.setFillColorSpace, OPS.setStrokeColorSpace,
+    OPS.setFillColor, OPS.setStrokeColor, OPS.setFillColorN, OPS.setStrokeColorN, OPS.setRenderingIntent, OPS.setFlatness,
+    OPS.setLineWidth, OPS.setLineCap, OPS.setLineJoin, OPS.setMiterLimit, OPS.setDash, OPS.setCharSpacing,
+    OPS.setWordSpacing, OPS.setHScale, OPS.setLeading, OPS.setFont, OPS.setTextRenderingMode, OPS.setTextRise
+  ])
+}
+let neutral: Set<number> | undefined
+
+/** The box of the unit square under `m`. */
+const unitBox = (m: Matrix): ImageBox => {
+  const xs = [m[4], m[0] + m[4], m[2] + m[4], m[0] + m[2] + m[4]]
+  const ys = [m[5], m[1] + m[5], m[3] + m[5], m[1] + m[3] + m[5]]
+  return { x0: Math.min(...xs), x1: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) }
+}
+
+/** Walks the operator list for axis-aligned strokes and thin fills and for image placements, tracking the CTM. */
+const graphicsFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>, base: Matrix): { rules: Array<Rule>; images: Array<ImageBox> } => {
+  const OPS = pdfjs.OPS
+  neutral ??= neutralOps()
   const rules: Array<Rule> = []
+  const images: Array<ImageBox> = []
   const stack: Array<Matrix> = []
   let ctm = base
   let lineWidth = 1
   const widthStack: Array<number> = []
+  // Per open group: whether it drew anything, and whether its transform changed.
+  const drew: Array<boolean> = []
+  const moved: Array<boolean> = []
+  const open = () => { drew.push(false); moved.push(false) }
+  const close = () => {
+    const d = drew.pop() ?? true
+    const m = moved.pop() ?? false
+    if (!d && m) images.push(unitBox(ctm))
+    if (d && drew.length > 0) drew[drew.length - 1] = true
+  }
   const point = (x: number, y: number): [number, number] => [ctm[0] * x + ctm[2] * y + ctm[4], ctm[1] * x + ctm[3] * y + ctm[5]]
   const addSegment = (ax: number, ay: number, bx: number, by: number, thickness: number) => {
     const dx = Math.abs(bx - ax)
@@ -115,24 +163,38 @@ const rulesFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>
     if (fn === OPS.save) {
       stack.push(ctm)
       widthStack.push(lineWidth)
+      open()
     } else if (fn === OPS.restore) {
+      close()
       ctm = stack.pop() ?? base
       lineWidth = widthStack.pop() ?? 1
     } else if (fn === OPS.transform) {
       ctm = multiply(ctm, argsArray[i] as Matrix)
+      if (moved.length > 0) moved[moved.length - 1] = true
     } else if (fn === OPS.paintFormXObjectBegin) {
       stack.push(ctm)
       widthStack.push(lineWidth)
+      open()
       const matrix = (argsArray[i] as [Matrix | null])[0]
-      if (Array.isArray(matrix) || ArrayBuffer.isView(matrix)) ctm = multiply(ctm, matrix as unknown as Matrix)
+      if (Array.isArray(matrix) || ArrayBuffer.isView(matrix)) {
+        ctm = multiply(ctm, matrix as unknown as Matrix)
+        moved[moved.length - 1] = true
+      }
     } else if (fn === OPS.paintFormXObjectEnd) {
+      close()
       ctm = stack.pop() ?? base
       lineWidth = widthStack.pop() ?? 1
     } else if (fn === OPS.setLineWidth) {
       lineWidth = (argsArray[i] as [number])[0]
+    } else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject ||
+      fn === OPS.paintImageXObjectRepeat || fn === OPS.paintSolidColorImageMask) {
+      // Painted images (pdf.js keeps those of one pixel, and masks) fill the unit square of their CTM.
+      images.push(unitBox(ctm))
+      if (drew.length > 0) drew[drew.length - 1] = true
     } else if (fn === OPS.constructPath) {
       const [paint, [data]] = argsArray[i] as [number, [Float32Array | null]]
       if (data === null || paint === OPS.endPath) continue
+      if (drew.length > 0) drew[drew.length - 1] = true
       const stroked = paint === OPS.stroke || paint === OPS.closeStroke || paint === OPS.fillStroke ||
         paint === OPS.eoFillStroke || paint === OPS.closeFillStroke || paint === OPS.closeEOFillStroke
       // Walk the path: straight segments only; curves end the current run of points.
@@ -188,9 +250,11 @@ const rulesFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>
         }
       }
       flush()
+    } else if (drew.length > 0 && !neutral.has(fn)) {
+      drew[drew.length - 1] = true
     }
   }
-  return rules
+  return { rules, images }
 }
 
 /** Ligatures and Arabic presentation forms: expanded to their plain letters (NFKC, these code points only). */
@@ -293,6 +357,13 @@ const turned = (base: Matrix, turn: number, width: number, height: number): { ma
   return { matrix: multiply(r, base), width: turn === 2 ? width : height, height: turn === 2 ? height : width }
 }
 
+const turnImage = (box: ImageBox, turn: number, width: number, height: number): ImageBox => {
+  const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
+  const xs = [box.x0, box.x1].flatMap((x) => [box.top, box.bottom].map((y) => r[0] * x + r[2] * y + r[4]))
+  const ys = [box.x0, box.x1].flatMap((x) => [box.top, box.bottom].map((y) => r[1] * x + r[3] * y + r[5]))
+  return { x0: Math.min(...xs), x1: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) }
+}
+
 const turnRule = (rule: Rule, turn: number, width: number, height: number): Rule => {
   const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
   const ax = r[0] * rule.x0 + r[2] * rule.y0 + r[4], ay = r[1] * rule.x0 + r[3] * rule.y0 + r[5]
@@ -333,6 +404,34 @@ const mayHoldTable = (items: ReadonlyArray<unknown>): boolean => {
   return false
 }
 
+/**
+ * Whether the text leaves room for a picture: a vertical stretch of the page, at least a tenth of
+ * its height, with no text in it between the first and last rows (or above the first row, below a
+ * header band), or hardly any text at all. A picture set beside text in a column shows as such
+ * a gap too, unless the other column fills it; those pages are missed (measured cheap enough to
+ * read every page's operator list only with `STRATA_PDF_ALL_GRAPHICS=1`).
+ */
+const mayHoldPicture = (items: ReadonlyArray<unknown>, height: number): boolean => {
+  const spans: Array<[number, number]> = []
+  for (const item of items) {
+    if (!isTextItem(item) || item.str.trim().length === 0) continue
+    const t = item.transform as Matrix
+    const size = Math.hypot(t[2], t[3]) || 1
+    // pdf.js text coordinates are in PDF user space (y up): only relative positions matter here.
+    spans.push([t[5] - size * 0.25, t[5] + size])
+  }
+  if (spans.length < 3) return true
+  spans.sort((a, b) => a[0] - b[0])
+  let reach = spans[0][1]
+  for (let i = 1; i < spans.length; i++) {
+    if (spans[i][0] - reach > height * 0.1) return true
+    reach = Math.max(reach, spans[i][1])
+  }
+  return false
+}
+
+const ALL_GRAPHICS = typeof process !== "undefined" && process.env?.["STRATA_PDF_ALL_GRAPHICS"] === "1"
+
 const knowsFonts = (doc: PDFDocumentProxy, items: ReadonlyArray<unknown>): boolean => {
   const cache = fontCache.get(doc)
   if (cache === undefined) return false
@@ -355,12 +454,13 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promi
     // Arabic lam-alef pairs; ligatures are expanded here instead, after the reordering.
     const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
     let rules: Array<Rule> = []
+    let images: Array<ImageBox> = []
     let graphicsFailed = false
-    if (mayHoldTable(content.items) || !knowsFonts(doc, content.items)) {
+    if (ALL_GRAPHICS || mayHoldTable(content.items) || mayHoldPicture(content.items, viewport.height) || !knowsFonts(doc, content.items)) {
       try {
         // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
         const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
-        rules = rulesFrom(ops.fnArray, ops.argsArray, base)
+        ;({ rules, images } = graphicsFrom(ops.fnArray, ops.argsArray, base))
       } catch {
         graphicsFailed = true
       }
@@ -369,11 +469,14 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promi
     // over unrotated content) is read in its own orientation: the page frame turns with it.
     const turn = dominantTurn(content.items, base)
     const frame = turned(base, turn, viewport.width, viewport.height)
-    if (turn !== 0) rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
+    if (turn !== 0) {
+      rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
+      images = images.map((b) => turnImage(b, turn, viewport.width, viewport.height))
+    }
     const all = runsFrom(doc, page, content.items, content.styles, frame.matrix)
     // Text outside the visible box (CropBox) is not on the page as readers see it.
     const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
-    return { pageNumber, width: frame.width, height: frame.height, runs, rules, unmapped: all.unmapped, graphicsFailed }
+    return { pageNumber, width: frame.width, height: frame.height, runs, rules, images, unmapped: all.unmapped, graphicsFailed }
   } finally {
     page.cleanup()
   }

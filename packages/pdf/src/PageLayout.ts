@@ -6,6 +6,7 @@
  */
 import { type Block, type Diagnostic, makeBlock, type Page, type PageStatus } from "@strata/core"
 import { blockMarkdown, pageVocabulary } from "./BlockMarkdown.ts"
+import { findFigures, placeCaptions } from "./Figures.ts"
 import { classifyBlocks, observeHeadings } from "./Classify.ts"
 import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
@@ -49,9 +50,12 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
     tables.push(...aligned.tables)
     rest = aligned.rest
   }
+  // Pictures come after tables (a table on a tinted image stays a table) and before paragraphs (their labels stay out).
+  const pictures = findFigures(content.images, rest, tables, content)
+  rest = pictures.rest
   // The body size is measured on running text: table cells are often set smaller.
   stats.observe(rest)
-  const blocks = [...tables, ...groupLines(rest)]
+  const blocks = [...tables, ...pictures.figures, ...groupLines(rest)]
   // Rotated text (margin stamps, vertical labels) is kept, as furniture-like headers, so that it never breaks the body.
   for (const line of rest) if (line.rotated) blocks.push({ kind: "page_header", lines: [line], x0: line.x0, x1: line.x1, top: line.top, bottom: line.bottom, size: line.size })
   observeHeadings(blocks, stats)
@@ -132,7 +136,7 @@ export interface OrderedPage {
 export const orderPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): OrderedPage => {
   classifyBlocks(page.blocks, stats, page)
   markFurniture(page, neighbours, stats.bodySize)
-  return { page, ordered: joinContinuations(readingOrder(page.blocks, page.rtl)) }
+  return { page, ordered: placeCaptions(joinContinuations(readingOrder(page.blocks, page.rtl))) }
 }
 
 const isFurnitureKind = (block: LayoutBlock) =>

@@ -3,7 +3,19 @@
  * (as the layout stages see them), paragraphs wrapped at a width, lines and boxes for tables.
  * Standard 14 fonts keep the files tiny; pdf.js reads them with its bundled font data.
  */
-import { PDFDocument, type PDFFont, type PDFPage, StandardFonts, rgb } from "pdf-lib"
+import { createCanvas } from "@napi-rs/canvas"
+import { PDFDocument, type PDFFont, type PDFImage, type PDFPage, StandardFonts, rgb } from "pdf-lib"
+
+/** A small rendered picture (a bar chart without text), as PNG bytes. */
+export const chartPng = (): Uint8Array => {
+  const canvas = createCanvas(120, 80)
+  const ctx = canvas.getContext("2d")
+  ctx.fillStyle = "#ffffff"
+  ctx.fillRect(0, 0, 120, 80)
+  ctx.fillStyle = "#3366cc"
+  for (let i = 0; i < 5; i++) ctx.fillRect(10 + i * 22, 70 - (i + 1) * 12, 16, (i + 1) * 12)
+  return new Uint8Array(canvas.toBuffer("image/png"))
+}
 
 export type FontName = "regular" | "bold" | "italic" | "mono" | "serif"
 
@@ -17,13 +29,15 @@ export interface Canvas {
   paragraph(x: number, top: number, width: number, text: string, size?: number, font?: FontName): number
   line(x0: number, top0: number, x1: number, top1: number, thickness?: number): void
   rect(x: number, top: number, w: number, h: number): void
+  /** Paints the test picture (`chartPng`) into the box. */
+  image(x: number, top: number, w: number, h: number): void
 }
 
 export interface Builder {
   page(draw: (canvas: Canvas) => void, size?: [number, number]): void
 }
 
-export const makePdf = async (build: (builder: Builder) => void, options: { title?: string; author?: string } = {}): Promise<Uint8Array> => {
+export const makePdf = async (build: (builder: Builder) => void, options: { title?: string; author?: string; picture?: boolean } = {}): Promise<Uint8Array> => {
   const doc = await PDFDocument.create()
   const fonts: Record<FontName, PDFFont> = {
     regular: await doc.embedFont(StandardFonts.Helvetica),
@@ -32,6 +46,8 @@ export const makePdf = async (build: (builder: Builder) => void, options: { titl
     mono: await doc.embedFont(StandardFonts.Courier),
     serif: await doc.embedFont(StandardFonts.TimesRoman)
   }
+  let picture: PDFImage | undefined
+  if (options.picture === true) picture = await doc.embedPng(chartPng())
   if (options.title !== undefined) doc.setTitle(options.title)
   if (options.author !== undefined) doc.setAuthor(options.author)
   doc.setCreationDate(new Date("2024-01-02T03:04:05Z"))
@@ -69,6 +85,10 @@ export const makePdf = async (build: (builder: Builder) => void, options: { titl
         },
         rect(x, top, w, h) {
           page.drawRectangle({ x, y: height - top - h, width: w, height: h, borderColor: rgb(0, 0, 0), borderWidth: 0.75 })
+        },
+        image(x, top, w, h) {
+          if (picture === undefined) throw new Error("makePdf: pass { picture: true } to draw images")
+          page.drawImage(picture, { x, y: height - top - h, width: w, height: h })
         }
       }
       draw(canvas)

@@ -9,7 +9,8 @@
  * - Text lying inside a figure's box (axis labels, diagram words) belongs to the picture: it is
  *   kept out of the body paragraphs, as Docling keeps it out of its markdown. A box that is mostly
  *   covered by text is not a picture but a background (a tinted panel, a table on a texture): it is
- *   ignored and its text stays.
+ *   ignored and its text stays. Lines larger than the page's usual text (headlines over a cover
+ *   photo), lines reaching out of the box and captions are never taken.
  * - The caption ("Figure N", "Fig. N") nearest a figure is written directly after it.
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
@@ -30,10 +31,26 @@ const area = (b: Box) => Math.max(0, b.x1 - b.x0) * Math.max(0, b.bottom - b.top
 const intersection = (a: Box, b: Box) =>
   Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top))
 
-const inside = (line: Line, box: Box) => {
-  const cx = (line.x0 + line.x1) / 2
-  const cy = (line.top + line.bottom) / 2
-  return cx >= box.x0 - 1 && cx <= box.x1 + 1 && cy >= box.top - 1 && cy <= box.bottom + 1
+/** Caption openings: a caption drawn over the picture's box is still the caption. */
+const CAPTION_START = /^(?:figure|fig\.?|table|tab\.|chart|image|photo|picture|diagram|graph|plate|exhibit|abbildung|abb\.)\s*[\dIVXivx]/i
+
+/**
+ * Whether a line is part of the picture: lying within its box, no larger than the page's usual
+ * text (a headline set over a cover photo is the page's own text), and not a caption.
+ */
+const heldBy = (line: Line, box: Box, usualSize: number) => {
+  const slack = line.size * 0.5
+  return line.x0 >= box.x0 - slack && line.x1 <= box.x1 + slack && line.top >= box.top - slack && line.bottom <= box.bottom + slack &&
+    line.size <= usualSize * 1.25 && !CAPTION_START.test(line.text.trim())
+}
+
+/** The size most characters on the page are set in. */
+const usualSizeOf = (lines: ReadonlyArray<Line>) => {
+  const weights = new Map<number, number>()
+  for (const line of lines) weights.set(line.size, (weights.get(line.size) ?? 0) + line.text.length)
+  let size = 0, best = -1
+  for (const [s, w] of weights) if (w > best) { size = s; best = w }
+  return size
 }
 
 /** Images touching or overlapping each other (a picture cut into tiles, a photo with its frame) are one box. */
@@ -84,6 +101,7 @@ export const findFigures = (
     if (area(clipped) > 0 && intersection(clipped, pageBox) > 0) visible.push(clipped)
   }
   const figures: Array<LayoutBlock> = []
+  const usualSize = usualSizeOf(lines)
   let rest = lines
   for (const box of mergeTouching(visible)) {
     const boxArea = area(box)
@@ -91,7 +109,7 @@ export const findFigures = (
     // Thin strips (rules drawn as images, banners) are not pictures.
     if (box.x1 - box.x0 < page.width * 0.05 || box.bottom - box.top < page.height * 0.02) continue
     if (tables.some((t) => intersection(t, box) > 0.3 * Math.min(area(t), boxArea))) continue
-    const held = rest.filter((l) => inside(l, box))
+    const held = rest.filter((l) => heldBy(l, box, usualSize))
     let textArea = 0
     for (const line of held) textArea += (line.x1 - line.x0) * (line.bottom - line.top)
     if (textArea > boxArea * MAX_TEXT_COVER) continue

@@ -126,5 +126,16 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
     y = c.text(72, y, "ment after a long and well-", 11)
     y = c.text(72, y, "known debate about state-of-the-", 11)
     y = c.text(72, y, "art methods and the final flow.", 11)
-  }))
+  })),
+  "figure": () => makePdf((b) => b.page((c) => {
+    // Two columns, a picture with labels on it in the left one, its caption below it; an icon by the title.
+    c.image(72, 56, 16, 16)
+    c.text(94, 58, "Figures In Columns", 18, "bold")
+    let left = c.paragraph(72, 100, 220, `Left before. ${LOREM}`)
+    c.image(72, left + 12, 220, 150)
+    c.text(80, left + 20, "Axis label", 8)
+    left = c.paragraph(72, left + 12 + 150 + 8, 220, "Figure 1: A picture in the left column.", 9)
+    c.paragraph(72, left + 10, 220, `Left after. ${DUIS}`)
+    c.paragraph(320, 100, 220, `Right one. ${DUIS} ${LOREM}`)
+  }), { picture: true })
 }

@@ -404,30 +404,49 @@ const mayHoldTable = (items: ReadonlyArray<unknown>): boolean => {
   return false
 }
 
+/** Whether rows of text (bottom, top in any vertical unit) leave a stretch longer than `gap` empty between them. */
+const hasGap = (spans: Array<[number, number]>, gap: number): boolean => {
+  if (spans.length < 3) return false
+  spans.sort((a, b) => a[0] - b[0])
+  let reach = spans[0][1]
+  for (let i = 1; i < spans.length; i++) {
+    if (spans[i][0] - reach > gap) return true
+    reach = Math.max(reach, spans[i][1])
+  }
+  return false
+}
+
 /**
- * Whether the text leaves room for a picture: a vertical stretch of the page, at least a tenth of
- * its height, with no text in it between the first and last rows (or above the first row, below a
- * header band), or hardly any text at all. A picture set beside text in a column shows as such
- * a gap too, unless the other column fills it; those pages are missed (measured cheap enough to
- * read every page's operator list only with `STRATA_PDF_ALL_GRAPHICS=1`).
+ * Whether the text leaves room for a picture: a vertical stretch of at least a tenth of the page
+ * height with no text between rows, in the page as a whole or in its left or right half (a
+ * picture in one column beside a full column of text), or hardly any text at all. Pages of
+ * unbroken running text skip the operator list: reading it on every page costs about a sixth
+ * more time on plain text (bench/pdf/GraphicsCost.ts; `STRATA_PDF_ALL_GRAPHICS=1` reads it always).
  */
 const mayHoldPicture = (items: ReadonlyArray<unknown>, height: number): boolean => {
-  const spans: Array<[number, number]> = []
+  const all: Array<[number, number]> = []
+  const boxes: Array<{ x0: number; x1: number; span: [number, number] }> = []
+  let minX = Infinity, maxX = -Infinity
   for (const item of items) {
     if (!isTextItem(item) || item.str.trim().length === 0) continue
     const t = item.transform as Matrix
     const size = Math.hypot(t[2], t[3]) || 1
     // pdf.js text coordinates are in PDF user space (y up): only relative positions matter here.
-    spans.push([t[5] - size * 0.25, t[5] + size])
+    const span: [number, number] = [t[5] - size * 0.25, t[5] + size]
+    all.push(span)
+    const x0 = t[4], x1 = t[4] + Math.abs(item.width)
+    boxes.push({ x0, x1, span })
+    minX = Math.min(minX, x0)
+    maxX = Math.max(maxX, x1)
   }
-  if (spans.length < 3) return true
-  spans.sort((a, b) => a[0] - b[0])
-  let reach = spans[0][1]
-  for (let i = 1; i < spans.length; i++) {
-    if (spans[i][0] - reach > height * 0.1) return true
-    reach = Math.max(reach, spans[i][1])
-  }
-  return false
+  if (all.length < 3) return true
+  const gap = height * 0.1
+  if (hasGap(all, gap)) return true
+  // Text crossing the middle belongs to both halves, so single-column pages look the same from either.
+  const mid = (minX + maxX) / 2
+  const left = boxes.filter((b) => b.x0 < mid - 2).map((b) => b.span)
+  const right = boxes.filter((b) => b.x1 > mid + 2).map((b) => b.span)
+  return hasGap(left, gap) || hasGap(right, gap)
 }
 
 const ALL_GRAPHICS = typeof process !== "undefined" && process.env?.["STRATA_PDF_ALL_GRAPHICS"] === "1"

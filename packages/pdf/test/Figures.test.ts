@@ -49,6 +49,27 @@ describe("figures", () => {
       assert.include(all.markdown, "consequat.\n\n<!-- image -->\n\nFigure 1: Widget sales by year.\n\nAfter the picture.")
     }))
 
+  it.effect("a picture in one column beside a full column of text is found on a later page too", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => {
+        for (const n of [1, 2]) {
+          b.page((c) => {
+            let left = c.paragraph(72, 60, 220, `Left ${n}. ${LOREM}`)
+            c.image(72, left + 12, 220, 180)
+            left = c.text(72, left + 12 + 180 + 8, `Figure ${n}: Beside the other column.`, 9)
+            c.paragraph(72, left + 10, 220, DUIS)
+            let right = 60
+            for (let k = 0; k < 5; k++) right = c.paragraph(320, right + 6, 220, k % 2 === 0 ? DUIS : LOREM)
+          })
+        }
+      }, { picture: true }))
+      const all = yield* readAll(bytes)
+      for (const page of all.pages) {
+        assert.deepStrictEqual(kinds(page.blocks).slice(0, 4), ["text", "figure", "caption", "text"])
+        assert.strictEqual(page.blocks[2].content, `Figure ${page.pageNumber}: Beside the other column.`)
+      }
+    }))
+
   it.effect("a caption set above its picture is written after it", () =>
     Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {

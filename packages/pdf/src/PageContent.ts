@@ -2,7 +2,8 @@
  * The first page-level stage: what pdf.js says is on a page, in page coordinates (points, origin
  * top-left, y down, CropBox and /Rotate applied), and nothing else. Text arrives as runs with
  * their font facts; line art arrives as axis-aligned rules (strokes and thin fills, rectangle
- * sides) that the table stage reads.
+ * sides) that the table stage reads; images arrive as the boxes they are painted into (never
+ * decoded), which the figure stage reads.
  *
  * Everything here is plain data so that later stages are pure functions and can be tested, and a
  * learned layout model could later replace them without touching pdf.js.

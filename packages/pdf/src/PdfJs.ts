@@ -66,6 +66,7 @@ export const documentParams = (data: Uint8Array, password?: string): Parameters<
   useWorkerFetch: false,
   stopAtErrors: false,
   // Images are never decoded: the reader needs text and line art, and decoding dominates the cost of image-heavy pages.
+  // pdf.js then drops the paint operator but keeps the `q cm ... Q` around it: PageContent.ts reads figure boxes from that.
   maxImageSize: 1,
   // Fonts then carry their PostScript name, read for bold/italic/monospace.
   fontExtraProperties: true,

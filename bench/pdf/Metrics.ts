@@ -3,6 +3,7 @@
  * (Docling's, a peer's output rather than truth): word-level normalised edit distance of the
  * text, F1 over table cells, F1 over heading texts.
  */
+import { multisetScore } from "../lib/MultisetF1.ts"
 
 /** Plain text of markdown: syntax, HTML tags, image placeholders and emphasis removed, lower-cased. */
 export const plainText = (markdown: string): string =>
@@ -83,23 +84,8 @@ export const tableCells = (markdown: string): { tables: number; cells: Array<str
 }
 
 /** Multiset F1 (1 when both are empty). */
-export const multisetF1 = (candidate: ReadonlyArray<string>, reference: ReadonlyArray<string>): number => {
-  if (candidate.length === 0 && reference.length === 0) return 1
-  if (candidate.length === 0 || reference.length === 0) return 0
-  const counts = new Map<string, number>()
-  for (const r of reference) counts.set(r, (counts.get(r) ?? 0) + 1)
-  let hit = 0
-  for (const c of candidate) {
-    const n = counts.get(c) ?? 0
-    if (n > 0) {
-      hit++
-      counts.set(c, n - 1)
-    }
-  }
-  const p = hit / candidate.length
-  const r = hit / reference.length
-  return p + r === 0 ? 0 : (2 * p * r) / (p + r)
-}
+export const multisetF1 = (candidate: ReadonlyArray<string>, reference: ReadonlyArray<string>): number =>
+  multisetScore(candidate, reference).f1
 
 /** Heading texts (any level), normalised. */
 export const headings = (markdown: string): Array<string> =>

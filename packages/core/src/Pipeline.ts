@@ -44,14 +44,11 @@ export class Pipeline extends Context.Service<Pipeline, {
           orElse: () => Effect.fail(timedOut(timeoutMs))
         })
 
-      const scrapeUrl = Effect.fnUntraced(function*(request: ScrapeRequest, deadline: number) {
-        const response = yield* fetcher.fetch(request.url, {
-          headers: request.headers,
-          deadline,
-          skipTlsVerification: request.skipTlsVerification
-        })
-        return yield* renderContent(fetchedInput(request.url, response), request, deadline)
-      })
+      /** Fetches the request's URL (SSRF-checked, under the deadline) as content for the content stage. */
+      const fetchContent = (request: ScrapeRequest, deadline: number): Effect.Effect<ContentInput, ScrapeError> =>
+        fetcher.fetch(request.url, { headers: request.headers, deadline, skipTlsVerification: request.skipTlsVerification }).pipe(
+          Effect.map((response) => fetchedInput(request.url, response))
+        )
 
       /** A stream under the request's whole budget (not a per-element timeout). */
       const streamWithBudget = <A>(timeoutMs: number, stream: Stream.Stream<A, ScrapeError>) =>
@@ -59,20 +56,15 @@ export class Pipeline extends Context.Service<Pipeline, {
 
       const scrapeStream = (raw: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
         Stream.unwrap(Effect.gen(function*() {
-          const request = yield* decodeScrapeRequest(raw)
-          yield* checkScrapeSupported(request)
+          const request = yield* validateScrapeRequest(raw)
           const deadline = Date.now() + request.timeout
-          const events = Stream.unwrap(Effect.gen(function*() {
-            const response = yield* fetcher.fetch(request.url, { headers: request.headers, deadline, skipTlsVerification: request.skipTlsVerification })
-            return renderContentStream(fetchedInput(request.url, response), request, deadline)
-          }))
+          const events = Stream.unwrap(Effect.map(fetchContent(request, deadline), (input) => renderContentStream(input, request, deadline)))
           return streamWithBudget(request.timeout, events.pipe(Stream.provideService(DocumentReaders, readers), Stream.map(finishEvent)))
         }))
 
       const parseStream = (file: UploadedFile, rawOptions: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
         Stream.unwrap(Effect.gen(function*() {
-          const options = yield* decodeParseOptions(rawOptions ?? {})
-          yield* checkParseSupported(options)
+          const options = yield* validateParseOptions(rawOptions)
           const deadline = Date.now() + options.timeout
           return streamWithBudget(
             options.timeout,
@@ -81,16 +73,15 @@ export class Pipeline extends Context.Service<Pipeline, {
         }))
 
       const scrape = Effect.fn("Pipeline.scrape")(function*(raw: unknown) {
-        const request = yield* decodeScrapeRequest(raw)
-        yield* checkScrapeSupported(request)
+        const request = yield* validateScrapeRequest(raw)
         const deadline = Date.now() + request.timeout
-        const data = yield* withBudget(request.timeout, scrapeUrl(request, deadline).pipe(Effect.provideService(DocumentReaders, readers)))
+        const work = Effect.flatMap(fetchContent(request, deadline), (input) => renderContent(input, request, deadline))
+        const data = yield* withBudget(request.timeout, work.pipe(Effect.provideService(DocumentReaders, readers)))
         return finish(data)
       })
 
       const parse = Effect.fn("Pipeline.parse")(function*(file: UploadedFile, rawOptions: unknown) {
-        const options: ParseOptions = yield* decodeParseOptions(rawOptions ?? {})
-        yield* checkParseSupported(options)
+        const options = yield* validateParseOptions(rawOptions)
         const timeout = options.timeout
         const deadline = Date.now() + timeout
         const data = yield* withBudget(timeout, renderContent(uploadInput(file), options, deadline).pipe(Effect.provideService(DocumentReaders, readers)))
@@ -101,6 +92,14 @@ export class Pipeline extends Context.Service<Pipeline, {
     })
   )
 }
+
+/** Validates a scrape request and refuses the options this server does not implement. */
+export const validateScrapeRequest = (raw: unknown): Effect.Effect<ScrapeRequest, ScrapeError> =>
+  Effect.tap(decodeScrapeRequest(raw), checkScrapeSupported)
+
+/** Validates parse options (absent: every default) and refuses the ones this server does not implement. */
+export const validateParseOptions = (raw: unknown): Effect.Effect<ParseOptions, ScrapeError> =>
+  Effect.tap(decodeParseOptions(raw ?? {}), checkParseSupported)
 
 const timedOut = (timeoutMs: number) =>
   scrapeError(new TimedOut({ message: `The request did not finish within its timeout of ${timeoutMs} ms` }))

@@ -4,7 +4,7 @@
  * is cut off by the parser as soon as the file crosses 50 MB. `metadata.sourceURL` is the
  * uploaded file's name (the pipeline sets it from `fileName`).
  */
-import { checkParseSupported, decodeParseOptions, Pipeline } from "@strata/core"
+import { Pipeline, validateParseOptions } from "@strata/core"
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
@@ -57,8 +57,7 @@ export const parseRoute = Effect.gen(function*() {
   }
   const uploaded = { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType }
   if (wantsNdjson(request.headers.accept)) {
-    return yield* decodeParseOptions(parsedOptions ?? {}).pipe(
-      Effect.flatMap(checkParseSupported),
+    return yield* validateParseOptions(parsedOptions).pipe(
       Effect.map(() => ndjsonResponse(pipeline.parseStream(uploaded, parsedOptions), "parse")),
       Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "parse")))
     )

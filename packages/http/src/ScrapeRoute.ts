@@ -2,7 +2,7 @@
  * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), hands it
  * to the pipeline, which validates it, and answers `{ success: true, data }` or the mapped error.
  */
-import { checkScrapeSupported, decodeScrapeRequest, Pipeline } from "@strata/core"
+import { Pipeline, validateScrapeRequest } from "@strata/core"
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { parseJsonText } from "./JsonText.ts"
@@ -60,8 +60,7 @@ export const scrapeRoute = Effect.gen(function*() {
   }
   if (wantsNdjson(request.headers.accept)) {
     // Validation and the option gate run first, so their errors keep their HTTP status.
-    return yield* decodeScrapeRequest(body).pipe(
-      Effect.flatMap(checkScrapeSupported),
+    return yield* validateScrapeRequest(body).pipe(
       Effect.map(() => ndjsonResponse(pipeline.scrapeStream(body), "scrape")),
       Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
     )

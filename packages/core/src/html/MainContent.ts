@@ -14,8 +14,10 @@ import { scoreTree } from "./MainContentScore.ts"
 import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
 import { dropCallsToAction } from "./MainContentCalls.ts"
 import { isMarkedHidden } from "./MainContentPatterns.ts"
+import { type PathFeatures, pathFeatures, preferBlocks } from "./MainContentChoice.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
+export type { PathFeatures } from "./MainContentChoice.ts"
 
 /** Read page hints from the raw parsed page; call before cleaning, pass as `options.hints`. */
 export const readMainContentHints = (parsed: Root, url?: string): PageHints => readHints(parsed, url)
@@ -28,6 +30,10 @@ export interface MainContentOptions {
    * and `<head>` (see `readMainContentHints`); read from `root` itself when absent.
    */
   readonly hints?: PageHints
+  /** Force the article or multi-block path where both are viable (benchmarks compare the two). */
+  readonly path?: "article" | "blocks"
+  /** Told the features of the article/multi-block choice when the page needed one (benchmarks). */
+  readonly onChoice?: (features: PathFeatures) => void
 }
 
 interface Attempt {
@@ -43,9 +49,6 @@ const LADDER: ReadonlyArray<Attempt> = [
   { stripUnlikely: false, useClassWeights: false, clean: true },
   { stripUnlikely: false, useClassWeights: false, clean: false }
 ]
-
-/** Single-node pick under this share of the de-chromed page: switch to the multi-block path. */
-const SPREAD_RATIO = 0.5
 
 /** Below this many characters the result is suspicious and the next rung is tried. */
 const MIN_CHARS = 500
@@ -207,9 +210,9 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
   })
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root =>
-  dropCallsToAction(dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url))))
+  dropCallsToAction(dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url), options)))
 
-const pickContent = (root: Root, hints: PageHints): Root => {
+const pickContent = (root: Root, hints: PageHints, options: MainContentOptions | undefined): Root => {
   const page = analysePage(root, hints.noscript)
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true, true)
@@ -219,7 +222,10 @@ const pickContent = (root: Root, hints: PageHints): Root => {
     const blocks = boilerplateOnlyContent(page, false)
     // the best node holds under half of the de-chromed page: the content is spread over many
     // blocks (listings, service pages, card grids), so keep them all
-    return articleChars < charsOf(blocks, page.stats) * SPREAD_RATIO ? blocks : article
+    const features = pathFeatures(article, blocks, page.stats, hints.kind)
+    options?.onChoice?.(features)
+    if (options?.path !== undefined) return options.path === "blocks" ? blocks : article
+    return preferBlocks(features) ? blocks : article
   }
   // too little survived: keep the page minus its chrome rather than (almost) nothing
   const fallback = boilerplateOnlyContent(page, true)

@@ -1,0 +1,78 @@
+/**
+ * The article-or-blocks choice of main-content extraction on two generated pages that the
+ * older text-share rule got wrong: an article beside a long list of short facts (article
+ * path) and a listing whose first card is long (multi-block path).
+ */
+import { fromHtml } from "hast-util-from-html"
+import { toText } from "hast-util-to-text"
+import { describe, expect, it } from "vitest"
+import { type PathFeatures, extractMainContent, readMainContentHints } from "../../src/html/MainContent.ts"
+import { preferBlocks } from "../../src/html/MainContentChoice.ts"
+
+const sentence = (topic: string, i: number) =>
+  `The ${topic} study number ${i} looked at how long rivers carry silt, and why the delta grows, shrinks or moves over the years.`
+
+const chrome = (inner: string) =>
+  `<html><head><title>t</title></head><body><header><nav><a href="/">Home</a> <a href="/a">About</a></nav></header>${inner}<footer><a href="/privacy">Privacy</a></footer></body></html>`
+
+/** One article of long paragraphs, then far more text in short list items outside it. */
+const articlePage = chrome(
+  `<main><article><h1>Rivers and deltas</h1>${Array.from({ length: 6 }, (_, i) => `<p>${sentence("river", i)}</p>`).join("")}</article>` +
+    `<section><h2>Station readings</h2>${Array.from({ length: 90 }, (_, i) => `<div class="reading"><span>Gauge ${i}</span> <span>reading ${i * 7} cm</span></div>`).join("")}</section></main>`
+)
+
+/** A listing: one long card first, then short cards that each hold one long paragraph. */
+const listingPage = chrome(
+  `<main><div class="cards">` +
+    `<div class="featured"><h2>Featured: the Nile</h2>${Array.from({ length: 4 }, (_, i) => `<p>${sentence("Nile", i)} ${sentence("Nile", i + 10)} ${sentence("Nile", i + 20)}</p>`).join("")}</div>` +
+    Array.from(
+      { length: 6 },
+      (_, i) => `<div class="card"><h2><a href="/r/${i}">River ${i} and the valley it carved</a></h2><p>${sentence(`card ${i}`, i)}</p><a href="/r/${i}">Read the whole story of river ${i}</a></div>`
+    ).join("") +
+    `</div></main>`
+)
+
+const run = (html: string, path?: "article" | "blocks") => {
+  const tree = fromHtml(html)
+  const url = "https://example.com/rivers"
+  let features: PathFeatures | undefined
+  const out = extractMainContent(tree, { url, hints: readMainContentHints(tree, url), path, onChoice: (f) => (features = f) })
+  return { text: toText(out).replace(/\s+/g, " "), features }
+}
+
+describe("article or multi-block path", () => {
+  it("keeps the article when it holds the page's long paragraphs, however much short text lies outside", () => {
+    const auto = run(articlePage)
+    const f = auto.features
+    expect(f).toBeDefined()
+    if (f === undefined) return
+    // the older rule (article text under half of the blocks' text) would have taken the blocks
+    expect(f.ratio).toBeLessThan(0.5)
+    expect(f.longParasIn).toBe(6)
+    expect(f.longParasOut).toBe(0)
+    expect(preferBlocks(f)).toBe(false)
+    expect(auto.text).toBe(run(articlePage, "article").text)
+    expect(auto.text).toContain("study number 5")
+    expect(auto.text).not.toContain("Gauge 40 reading")
+  })
+
+  it("keeps every card when the long paragraphs are spread beyond the best container", () => {
+    const auto = run(listingPage)
+    const f = auto.features
+    expect(f).toBeDefined()
+    if (f === undefined) return
+    // most of the text sits in the first card, yet most long paragraphs do not
+    expect(f.ratio).toBeGreaterThanOrEqual(0.5)
+    expect(f.longParasOut).toBeGreaterThan(f.longParasIn)
+    expect(preferBlocks(f)).toBe(true)
+    expect(auto.text).toBe(run(listingPage, "blocks").text)
+    for (let i = 0; i < 6; i++) expect(auto.text).toContain(`card ${i} study number ${i}`)
+  })
+
+  it("prefers the blocks when no paragraph is long (listings, product grids)", () => {
+    const base = { ratio: 0.9, articleChars: 900, blocksChars: 1000, articleLinkDensity: 0, blocksLinkDensity: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown" } as const
+    expect(preferBlocks({ ...base, longParasIn: 0, longParasOut: 0 })).toBe(true)
+    expect(preferBlocks({ ...base, longParasIn: 9, longParasOut: 1 })).toBe(false)
+    expect(preferBlocks({ ...base, longParasIn: 8, longParasOut: 2 })).toBe(true)
+  })
+})

@@ -16,6 +16,7 @@ import { toGrayPixels } from "./ImageOps.ts"
 import type { DecisionInput } from "./OcrDecision.ts"
 import { pageFacts } from "./PdfPageFacts.ts"
 import type { Gray } from "./ImageOps.ts"
+import { multiplyMatrix as multiply, type Matrix } from "@strata/core"
 
 const packageRoot = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
 if (pdfjs.GlobalWorkerOptions.workerSrc === "") {
@@ -109,16 +110,6 @@ interface CanvasFactory {
   create(width: number, height: number): { canvas: any; context: any }
   destroy(pair: { canvas: any; context: any }): void
 }
-
-type Matrix = [number, number, number, number, number, number]
-const multiply = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[2] * n[1],
-  m[1] * n[0] + m[3] * n[1],
-  m[0] * n[2] + m[2] * n[3],
-  m[1] * n[2] + m[3] * n[3],
-  m[0] * n[4] + m[2] * n[5] + m[4],
-  m[1] * n[4] + m[3] * n[5] + m[5]
-]
 
 /**
  * The page's scan, when it is one image covering at least 85% of the page with no text drawn,

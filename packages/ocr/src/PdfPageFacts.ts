@@ -8,19 +8,9 @@
  */
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFPageProxy } from "pdfjs-dist/types/src/display/api.d.ts"
+import { applyMatrix as apply, IDENTITY, multiplyMatrix as mul, type Matrix } from "@strata/core"
 import type { DecisionInput, DecisionTextItem } from "./OcrDecision.ts"
 
-type Matrix = [number, number, number, number, number, number]
-const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0]
-const mul = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[2] * n[1],
-  m[1] * n[0] + m[3] * n[1],
-  m[0] * n[2] + m[2] * n[3],
-  m[1] * n[2] + m[3] * n[3],
-  m[0] * n[4] + m[2] * n[5] + m[4],
-  m[1] * n[4] + m[3] * n[5] + m[5]
-]
-const apply = (m: Matrix, x: number, y: number): [number, number] => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]
 
 interface Glyph {
   readonly unicode?: string

@@ -4,18 +4,8 @@
  * through saves, transforms and form XObjects. Nothing is drawn or decoded.
  */
 import type { ImageBox, Rule } from "./PageContent.ts"
+import { multiplyMatrix as multiply, type Matrix } from "@strata/core"
 import { pdfjs } from "./PdfJs.ts"
-
-export type Matrix = [number, number, number, number, number, number]
-
-export const multiply = (m1: ReadonlyArray<number>, m2: ReadonlyArray<number>): Matrix => [
-  m1[0] * m2[0] + m1[2] * m2[1],
-  m1[1] * m2[0] + m1[3] * m2[1],
-  m1[0] * m2[2] + m1[2] * m2[3],
-  m1[1] * m2[2] + m1[3] * m2[3],
-  m1[0] * m2[4] + m1[2] * m2[5] + m1[4],
-  m1[1] * m2[4] + m1[3] * m2[5] + m1[5]
-]
 
 /**
  * Operators that draw nothing: a save group holding only these (and a transform) is where pdf.js

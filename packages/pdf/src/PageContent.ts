@@ -10,7 +10,8 @@
  */
 import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/src/display/api.d.ts"
 import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
-import { graphicsFrom, type Matrix, multiply } from "./Graphics.ts"
+import { applyMatrix, multiplyMatrix as multiply, type Matrix } from "@strata/core"
+import { graphicsFrom } from "./Graphics.ts"
 import { pdfjs } from "./PdfJs.ts"
 
 /** A run of text in one font, as pdf.js groups glyphs. */
@@ -188,24 +189,29 @@ const dominantTurn = (items: ReadonlyArray<unknown>, base: Matrix): number => {
   return best
 }
 
+/** The matrix that turns a `width` x `height` page back by `turn` (1..3) quarters, its box moved to the origin. */
+const quarterTurn = (turn: number, width: number, height: number): Matrix =>
+  turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
+
 /** The page matrix turned back by `turn` quarters, with the page box moved to the origin. */
 const turned = (base: Matrix, turn: number, width: number, height: number): { matrix: Matrix; width: number; height: number } => {
   if (turn === 0) return { matrix: base, width, height }
-  const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
+  const r = quarterTurn(turn, width, height)
   return { matrix: multiply(r, base), width: turn === 2 ? width : height, height: turn === 2 ? height : width }
 }
 
 const turnImage = (box: ImageBox, turn: number, width: number, height: number): ImageBox => {
-  const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
-  const xs = [box.x0, box.x1].flatMap((x) => [box.top, box.bottom].map((y) => r[0] * x + r[2] * y + r[4]))
-  const ys = [box.x0, box.x1].flatMap((x) => [box.top, box.bottom].map((y) => r[1] * x + r[3] * y + r[5]))
+  const r = quarterTurn(turn, width, height)
+  const corners = [box.x0, box.x1].flatMap((x) => [box.top, box.bottom].map((y) => applyMatrix(r, x, y)))
+  const xs = corners.map(([x]) => x)
+  const ys = corners.map(([, y]) => y)
   return { x0: Math.min(...xs), x1: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) }
 }
 
 const turnRule = (rule: Rule, turn: number, width: number, height: number): Rule => {
-  const r: Matrix = turn === 1 ? [0, -1, 1, 0, 0, width] : turn === 2 ? [-1, 0, 0, -1, width, height] : [0, 1, -1, 0, height, 0]
-  const ax = r[0] * rule.x0 + r[2] * rule.y0 + r[4], ay = r[1] * rule.x0 + r[3] * rule.y0 + r[5]
-  const bx = r[0] * rule.x1 + r[2] * rule.y1 + r[4], by = r[1] * rule.x1 + r[3] * rule.y1 + r[5]
+  const r = quarterTurn(turn, width, height)
+  const [ax, ay] = applyMatrix(r, rule.x0, rule.y0)
+  const [bx, by] = applyMatrix(r, rule.x1, rule.y1)
   const horizontal = Math.abs(ay - by) < Math.abs(ax - bx)
   return horizontal
     ? { horizontal, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2 }

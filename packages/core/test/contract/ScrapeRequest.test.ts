@@ -34,7 +34,7 @@ describe("decodeScrapeRequest defaults", () => {
   })
 
   it("keeps explicit values over defaults", () => {
-    const r = ok(scrape(withUrl({
+    const explicit = {
       onlyMainContent: false,
       removeBase64Images: false,
       skipTlsVerification: false,
@@ -49,23 +49,8 @@ describe("decodeScrapeRequest defaults", () => {
       includeTags: ["article"],
       excludeTags: [".ad"],
       toolDetail: "full"
-    })))
-    expect(r).toMatchObject({
-      onlyMainContent: false,
-      removeBase64Images: false,
-      skipTlsVerification: false,
-      blockAds: false,
-      timeout: 1000,
-      mobile: true,
-      proxy: "basic",
-      waitFor: 500,
-      maxAge: 0,
-      minAge: 1,
-      storeInCache: false,
-      includeTags: ["article"],
-      excludeTags: [".ad"],
-      toolDetail: "full"
-    })
+    }
+    expect(ok(scrape(withUrl(explicit)))).toMatchObject(explicit)
   })
 
   it("lockdown makes maxAge default to 2 years and implies zero data retention", () => {

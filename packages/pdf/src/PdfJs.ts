@@ -158,10 +158,10 @@ let handedOver: Promise<void> | undefined
 
 /**
  * Patches the port once, before the first document (module loading stays free of pdf.js's
- * worker). The synchronous DecompressionStream is opt-in (`STRATA_PDF_SYNC_INFLATE=1`): it saves
- * 6% CPU on short documents but, with no idle waits left, V8 lets the heap grow about 60 MB
- * further on long ones (bench/results/pdf.md).
+ * worker), and installs the synchronous DecompressionStream (SyncDecompression.ts; turned off with
+ * `STRATA_PDF_SYNC_INFLATE=0`): without it the reader waited on libuv's thread pool for a sixth
+ * of its time on ordinary documents (bench/results/pdf.md).
  */
 export const portReady = (): Promise<void> =>
-  (handedOver ??= (process.env["STRATA_PDF_SYNC_INFLATE"] === "1" ? Promise.resolve(installSyncDecompression()) : Promise.resolve())
+  (handedOver ??= (process.env["STRATA_PDF_SYNC_INFLATE"] !== "0" ? Promise.resolve(installSyncDecompression()) : Promise.resolve())
     .then(handOver).catch(() => undefined))

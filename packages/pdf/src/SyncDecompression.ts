@@ -4,8 +4,9 @@
  * pdf.js inflates every content stream and font file over 1 KB through the web
  * `DecompressionStream`, which Node runs on libuv's thread pool: each small stream costs a round
  * trip between threads, and on ordinary documents the reader sat idle for a sixth of its time
- * waiting for them. Opt-in (`STRATA_PDF_SYNC_INFLATE=1`): without those waits V8 grows the heap
- * further (peak RSS +60 MB on the 2,000-page benchmark), and the RSS budget comes first.
+ * waiting for them. On by default (`STRATA_PDF_SYNC_INFLATE=0` turns it off); with no waits
+ * left, the page stream gives the event loop a turn before each page (PageSource.ts) so that
+ * V8's garbage-collection tasks still run.
  * pdf.js only looks the class up on the global object, so the global is
  * replaced (this process has no other user of it; the replacement is a real TransformStream with
  * the same formats and errors, so any other caller still works). Inputs over `SYNC_LIMIT` bytes go

@@ -12,7 +12,9 @@ import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/
 import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
 import { applyMatrix, multiplyMatrix as multiply, type Matrix } from "@strata/core"
 import { graphicsFrom } from "./Graphics.ts"
+import { type FontFacts, type TextStyle, textFromOperatorList } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
+import { readWithTextPass } from "./TextPass.ts"
 
 /** A run of text in one font, as pdf.js groups glyphs. */
 export interface TextRun {
@@ -73,6 +75,7 @@ const fontCache = new WeakMap<PDFDocumentProxy, Map<string, FontInfo>>()
 /** Forgets the fonts read for `doc` (pdf.js may reuse font ids after `doc.cleanup()`). */
 export const forgetFonts = (doc: PDFDocumentProxy): void => {
   fontCache.delete(doc)
+  fontFactsCache.delete(doc)
 }
 
 /** The facts of a font pdf.js loaded for this page (its PostScript name only reaches `commonObjs` via the operator list). */
@@ -118,7 +121,7 @@ export const runsFrom = (
   doc: PDFDocumentProxy,
   page: PDFPageProxy,
   items: ReadonlyArray<unknown>,
-  styles: Record<string, { fontFamily?: string; ascent?: number; descent?: number; vertical?: boolean }>,
+  styles: Record<string, TextStyle>,
   viewport: Matrix
 ): { runs: Array<TextRun>; unmapped: number } => {
   const runs: Array<TextRun> = []
@@ -218,128 +221,85 @@ const turnRule = (rule: Rule, turn: number, width: number, height: number): Rule
     : { horizontal, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by) }
 }
 
-/**
- * Whether the page's text hints at something only the drawings can settle: several rows whose
- * items are set apart like table cells (or columns). Pages of plain running text skip the
- * operator list, which costs as much as the text itself.
- */
-const mayHoldTable = (items: ReadonlyArray<unknown>): boolean => {
-  const rows = new Map<number, Array<{ x0: number; x1: number; size: number }>>()
-  for (const item of items) {
-    if (!isTextItem(item) || item.str.trim().length === 0) continue
-    const t = item.transform as Matrix
-    const size = Math.hypot(t[2], t[3]) || 1
-    const key = Math.round(t[5] / 2)
-    let row = rows.get(key)
-    if (row === undefined) rows.set(key, (row = []))
-    row.push({ x0: t[4], x1: t[4] + Math.abs(item.width), size })
-  }
-  let split = 0
-  for (const row of rows.values()) {
-    if (row.length < 2) continue
-    row.sort((a, b) => a.x0 - b.x0)
-    for (let i = 1; i < row.length; i++) {
-      if (row[i].x0 - row[i - 1].x1 > 1.1 * row[i].size) {
-        if (++split >= 2) return true
-        break
-      }
+const fontFactsCache = new WeakMap<PDFDocumentProxy, Map<string, FontFacts | undefined>>()
+
+/** The facts of a font pdf.js loaded (for the operator list), from `commonObjs`. */
+const fontFactsOf = (doc: PDFDocumentProxy, page: PDFPageProxy, loadedName: string): FontFacts | undefined => {
+  let cache = fontFactsCache.get(doc)
+  if (cache === undefined) fontFactsCache.set(doc, (cache = new Map()))
+  if (cache.has(loadedName)) return cache.get(loadedName)
+  const objs = page.commonObjs as unknown as { has(id: string): boolean; get(id: string): unknown }
+  let facts: FontFacts | undefined
+  const font = objs.has(loadedName) ? objs.get(loadedName) as Record<string, unknown> | string | null : null
+  if (font !== null && typeof font === "object") {
+    const matrix = font["fontMatrix"] as ArrayLike<number> | undefined
+    const bbox = font["bbox"] as ArrayLike<number> | undefined
+    facts = {
+      name: typeof font["name"] === "string" ? font["name"] : undefined,
+      fontMatrix: matrix !== undefined && matrix !== null && matrix.length === 6 ? Array.from(matrix) : [0.001, 0, 0, 0.001, 0, 0],
+      vertical: font["vertical"] === true,
+      type3: font["isType3Font"] === true,
+      bbox: bbox !== undefined && bbox !== null && bbox.length === 4 ? Array.from(bbox) : undefined,
+      fallbackName: typeof font["fallbackName"] === "string" ? font["fallbackName"] : undefined,
+      ascent: typeof font["ascent"] === "number" ? font["ascent"] : undefined,
+      descent: typeof font["descent"] === "number" ? font["descent"] : undefined
     }
   }
-  return false
+  cache.set(loadedName, facts)
+  return facts
 }
 
-/** Whether rows of text (bottom, top in any vertical unit) leave a stretch longer than `gap` empty between them. */
-const hasGap = (spans: Array<[number, number]>, gap: number): boolean => {
-  if (spans.length < 3) return false
-  spans.sort((a, b) => a[0] - b[0])
-  let reach = spans[0][1]
-  for (let i = 1; i < spans.length; i++) {
-    if (spans[i][0] - reach > gap) return true
-    reach = Math.max(reach, spans[i][1])
+/** `STRATA_PDF_TEXT_PASS=1`: text from pdf.js's text pass, as before the operator list carried it (for comparison). */
+const textPass = () => typeof process !== "undefined" && process.env?.["STRATA_PDF_TEXT_PASS"] === "1"
+
+/** The page's text, rules and images from one operator list; where that fails, from the text pass. */
+const readOnce = async (doc: PDFDocumentProxy, page: PDFPageProxy, base: Matrix, height: number) => {
+  try {
+    // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
+    const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
+    const text = textFromOperatorList(ops.fnArray, ops.argsArray, (name) => fontFactsOf(doc, page, name), page.view)
+    let rules: Array<Rule> = []
+    let images: Array<ImageBox> = []
+    let graphicsFailed = false
+    try {
+      ;({ rules, images } = graphicsFrom(ops.fnArray, ops.argsArray, base))
+    } catch {
+      graphicsFailed = true
+    }
+    return { items: text.items, styles: text.styles, rules, images, graphicsFailed }
+  } catch {
+    // The text pass may still read what the operator list could not: the graphics are then missing.
+    const read = await readWithTextPass(page, base, height, () => true)
+    return { ...read, rules: [], images: [], graphicsFailed: true }
   }
-  return false
 }
 
 /**
- * Whether the text leaves room for a picture: a vertical stretch of at least a tenth of the page
- * height with no text between rows, in the page as a whole or in its left or right half (a
- * picture in one column beside a full column of text), or hardly any text at all. Pages of
- * unbroken running text skip the operator list: reading it on every page costs about a sixth
- * more time on plain text (bench/pdf/GraphicsCost.ts; `STRATA_PDF_ALL_GRAPHICS=1` reads it always).
- */
-const mayHoldPicture = (items: ReadonlyArray<unknown>, height: number): boolean => {
-  const all: Array<[number, number]> = []
-  const boxes: Array<{ x0: number; x1: number; span: [number, number] }> = []
-  let minX = Infinity, maxX = -Infinity
-  for (const item of items) {
-    if (!isTextItem(item) || item.str.trim().length === 0) continue
-    const t = item.transform as Matrix
-    const size = Math.hypot(t[2], t[3]) || 1
-    // pdf.js text coordinates are in PDF user space (y up): only relative positions matter here.
-    const span: [number, number] = [t[5] - size * 0.25, t[5] + size]
-    all.push(span)
-    const x0 = t[4], x1 = t[4] + Math.abs(item.width)
-    boxes.push({ x0, x1, span })
-    minX = Math.min(minX, x0)
-    maxX = Math.max(maxX, x1)
-  }
-  if (all.length < 3) return true
-  const gap = height * 0.1
-  if (hasGap(all, gap)) return true
-  // Text crossing the middle belongs to both halves, so single-column pages look the same from either.
-  const mid = (minX + maxX) / 2
-  const left = boxes.filter((b) => b.x0 < mid - 2).map((b) => b.span)
-  const right = boxes.filter((b) => b.x1 > mid + 2).map((b) => b.span)
-  return hasGap(left, gap) || hasGap(right, gap)
-}
-
-const ALL_GRAPHICS = typeof process !== "undefined" && process.env?.["STRATA_PDF_ALL_GRAPHICS"] === "1"
-
-const knowsFonts = (doc: PDFDocumentProxy, items: ReadonlyArray<unknown>): boolean => {
-  const cache = fontCache.get(doc)
-  if (cache === undefined) return false
-  for (const item of items) if (isTextItem(item) && item.str.length > 0 && !cache.has(item.fontName)) return false
-  return true
-}
-
-/**
- * Reads one page. The operator list is read only when the page needs it: for fonts not seen yet
- * (their names reach `commonObjs` only through it) or for rules when the text looks tabular. A
- * failure of the graphics pass leaves the text usable (the page becomes `partial`). Plain
- * promise, no effect: the page worker threads run it too.
+ * Reads one page from its operator list (text, rules, images and font names in one pdf.js pass).
+ * A failure of the graphics leaves the text usable (the page becomes `partial`). Plain promise,
+ * no effect: the page worker threads run it too.
  */
 export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promise<PageContent> => {
   const page = await doc.getPage(pageNumber)
   try {
     const viewport = page.getViewport({ scale: 1 })
     const base = viewport.transform as Matrix
-    // pdf.js's own normalisation decomposes ligatures before its bidi reordering, which swaps
-    // Arabic lam-alef pairs; ligatures are expanded here instead, after the reordering.
-    const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
-    let rules: Array<Rule> = []
-    let images: Array<ImageBox> = []
-    let graphicsFailed = false
-    if (ALL_GRAPHICS || mayHoldTable(content.items) || mayHoldPicture(content.items, viewport.height) || !knowsFonts(doc, content.items)) {
-      try {
-        // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
-        const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
-        ;({ rules, images } = graphicsFrom(ops.fnArray, ops.argsArray, base))
-      } catch {
-        graphicsFailed = true
-      }
-    }
+    const read = textPass()
+      ? await readWithTextPass(page, base, viewport.height, (name) => fontCache.get(doc)?.has(name) === true)
+      : await readOnce(doc, page, base, viewport.height)
+    let { rules, images } = read
     // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
     // over unrotated content) is read in its own orientation: the page frame turns with it.
-    const turn = dominantTurn(content.items, base)
+    const turn = dominantTurn(read.items, base)
     const frame = turned(base, turn, viewport.width, viewport.height)
     if (turn !== 0) {
       rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
       images = images.map((b) => turnImage(b, turn, viewport.width, viewport.height))
     }
-    const all = runsFrom(doc, page, content.items, content.styles, frame.matrix)
+    const all = runsFrom(doc, page, read.items, read.styles, frame.matrix)
     // Text outside the visible box (CropBox) is not on the page as readers see it.
     const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
-    return { pageNumber, width: frame.width, height: frame.height, runs, rules, images, unmapped: all.unmapped, graphicsFailed }
+    return { pageNumber, width: frame.width, height: frame.height, runs, rules, images, unmapped: all.unmapped, graphicsFailed: read.graphicsFailed }
   } finally {
     page.cleanup()
   }

@@ -168,7 +168,8 @@ export const textFromOperatorList = (
   const groups: Array<boolean> = []
   let masked = 0
 
-  const textTransform = (): Matrix => {
+  /** The glyph-space-to-user-space matrix at the current point (pdf.js's text rendering matrix), into `out`. */
+  const textTransform = (out: Matrix = [0, 0, 0, 0, 0, 0]): Matrix => {
     const font = ts.font
     let d = ts.size
     if (font !== undefined && font.type3 && ts.size <= 1 && !isFontIdentity(font.fontMatrix)) {
@@ -177,8 +178,18 @@ export const textFromOperatorList = (
     }
     const a = ts.size * ts.hScale
     const tm = ts.tm
-    return multiply(ctm, [tm[0] * a, tm[1] * a, tm[2] * d, tm[3] * d, tm[2] * ts.rise + tm[4], tm[3] * ts.rise + tm[5]])
+    const n0 = tm[0] * a, n1 = tm[1] * a, n2 = tm[2] * d, n3 = tm[3] * d
+    const n4 = tm[2] * ts.rise + tm[4], n5 = tm[3] * ts.rise + tm[5]
+    const m = ctm
+    out[0] = m[0] * n0 + m[2] * n1
+    out[1] = m[1] * n0 + m[3] * n1
+    out[2] = m[0] * n2 + m[2] * n3
+    out[3] = m[1] * n2 + m[3] * n3
+    out[4] = m[0] * n4 + m[2] * n5 + m[4]
+    out[5] = m[1] * n4 + m[3] * n5 + m[5]
+    return out
   }
+  const scratch: Matrix = [0, 0, 0, 0, 0, 0]
   const translate = (x: number, y: number) => {
     const m = ts.tm
     m[4] = m[0] * x + m[2] * y + m[4]
@@ -212,7 +223,7 @@ export const textFromOperatorList = (
     chunk.units = []
   }
   const pushSpace = (width: number, height: number, transform: Matrix | undefined) => {
-    items.push({ str: " ", dir: "ltr", width, height, transform: transform ?? textTransform(), fontName: chunk.fontName, hasEOL: false })
+    items.push({ str: " ", dir: "ltr", width, height, transform: transform !== undefined ? [...transform] as Matrix : textTransform(), fontName: chunk.fontName, hasEOL: false })
   }
   const endLine = () => {
     resetLast()
@@ -270,7 +281,7 @@ export const textFromOperatorList = (
    * whether the item goes on (with a space when the gap says so) or ends.
    */
   const place = (glyphWidth: number): boolean => {
-    const t = textTransform()
+    const t = textTransform(scratch)
     let x = t[4], y = t[5]
     const vertical = ts.font?.vertical === true
     if (vertical) {
@@ -438,7 +449,7 @@ export const textFromOperatorList = (
         chunk.height += dim
       }
       if (dim) {
-        chunk.prev = textTransform()
+        chunk.prev = textTransform(chunk.prev)
         chunk.prevRise = ts.rise
       }
       if (rememberChar(unicode)) chunk.units.push(" ")

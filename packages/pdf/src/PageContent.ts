@@ -3,7 +3,9 @@
  * top-left, y down, CropBox and /Rotate applied), and nothing else. Text arrives as runs with
  * their font facts; line art arrives as axis-aligned rules (strokes and thin fills, rectangle
  * sides) that the table stage reads; images arrive as the boxes they are painted into (never
- * decoded), which the figure stage reads.
+ * decoded), which the figure stage reads. All three come from one pdf.js pass over the page, its
+ * operator list (OpListText.ts, Graphics.ts); pdf.js's separate text pass is kept behind
+ * `STRATA_PDF_TEXT_PASS=1` for comparison (TextPass.ts, bench/pdf/CompareTextPass.ts).
  *
  * Everything here is plain data so that later stages are pure functions and can be tested, and a
  * learned layout model could later replace them without touching pdf.js.

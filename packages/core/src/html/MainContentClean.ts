@@ -47,6 +47,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     (options.chromeOnly === true && big(element, 0.8)) || (big(element) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.5)
   const protectedDepth = new Set<Element>()
   const landmarkAncestors = ancestorsOfLandmarks(body, stats, total)
+  let bodyWords: Map<string, number> | undefined
   return filterTree(body, (element, parent) => {
     const tag = element.tagName
     // pages that render their content only without scripts (Discourse) keep it in <noscript>
@@ -58,8 +59,11 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
       protectedDepth.add(element)
       return false
     }
-    // big prose blocks hidden in the markup are swapped in by scripts (streamed React) or tabs
-    if (options.stripHidden && isHidden(element)) return !(big(element, 0.25) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.4)
+    // big prose blocks hidden in the markup are swapped in by scripts (streamed React) or tabs,
+    // unless they only repeat what the page shows (a raw-markdown copy for agents, a summary)
+    if (options.stripHidden && isHidden(element)) {
+      return !(big(element, 0.25) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.4) || (bodyWords ??= wordCounts(body)) !== undefined && repeatsRest(element, bodyWords)
+    }
     if (tag === "body" || tag === "html") return false
     if (options.stripUnlikely && isAlwaysBoilerplate(element)) return true
     // wrappers of the page's own main landmark are layout, whatever their class names say
@@ -81,6 +85,35 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     }
     return false
   }, unhide)
+}
+
+/** Lower-cased words of the text under `node` (scripts and styles left out), with their counts. */
+const wordCounts = (node: Root | Element): Map<string, number> => {
+  const counts = new Map<string, number>()
+  const visit = (n: Root | Element) => {
+    for (const child of n.children) {
+      if (child.type === "text") {
+        for (const w of child.value.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1)
+      } else if (child.type === "element" && !JUNK_TAGS.has(child.tagName)) visit(child)
+    }
+  }
+  visit(node)
+  return counts
+}
+
+/** Share of a hidden block's words found again elsewhere on the page above which it is a copy. */
+const COPY_SHARE = 0.6
+
+/** Whether most words of `element` also occur in the rest of the page (`all` counts the whole page, `element` included). */
+const repeatsRest = (element: Element, all: Map<string, number>): boolean => {
+  const own = wordCounts(element)
+  let words = 0
+  let repeated = 0
+  for (const [w, n] of own) {
+    words += n
+    repeated += Math.min(n, (all.get(w) ?? 0) - n)
+  }
+  return words > 0 && repeated >= words * COPY_SHARE
 }
 
 /** Ancestors of `<main>` and `[role=main]` elements that hold a fifth of the text. */

@@ -162,6 +162,23 @@ describe("extractMainContent", () => {
     expect(text).not.toContain("Menu entry one")
   })
 
+  it("drops a big hidden copy of the visible article (a raw-markdown twin for agents) instead of revealing it", () => {
+    const paras = [
+      "Choosing a CRM starts with your business model, because ecommerce, B2B and agencies need very different things.",
+      "Look at how the data model handles customers, orders and events, and whether segments update in real time.",
+      "Finally, price the whole stack, including the add-ons that the cheaper plans leave out, before you commit to it."
+    ]
+    const visible = paras.map((p) => `<p>${p}</p>`).join("")
+    const copy = `# The best CRM\n\n${paras.map((p) => `**Tip:** ${p}`).join("\n\n")}`
+    const html = `<body><article><h1>The best CRM</h1>${visible}</article><pre hidden aria-hidden="true" class="rawMarkdown">${copy}</pre></body>`
+    const text = toText(extractMainContent(fromHtml(html)))
+    expect(text).toContain("Choosing a CRM starts with your business model")
+    expect(text).not.toContain("**Tip:**")
+    // the same hidden block is kept when it is the only copy (script-revealed content)
+    const alone = toText(extractMainContent(fromHtml(`<body><p>Short teaser.</p><pre hidden class="rawMarkdown">${copy}</pre></body>`)))
+    expect(alone).toContain("**Tip:**")
+  })
+
   it("reads a thread that the page only renders inside <noscript>, through the whole HTML pipeline", () => {
     const post = (who: string, text: string) => `<div class="topic-body crawler-post"><span class="creator">${who}</span><div class="post"><p>${text}</p></div></div>`
     const html = `<html><head><meta name="generator" content="Discourse 3.2"></head><body>

@@ -170,7 +170,7 @@ describe("extractMainContent", () => {
     ]
     const visible = paras.map((p) => `<p>${p}</p>`).join("")
     const copy = `# The best CRM\n\n${paras.map((p) => `**Tip:** ${p}`).join("\n\n")}`
-    const html = `<body><article><h1>The best CRM</h1>${visible}</article><pre hidden aria-hidden="true" class="rawMarkdown">${copy}</pre></body>`
+    const html = `<body><article><h1>The best CRM</h1>${visible}<pre hidden aria-hidden="true" class="rawMarkdown">${copy}</pre></article></body>`
     const text = toText(extractMainContent(fromHtml(html)))
     expect(text).toContain("Choosing a CRM starts with your business model")
     expect(text).not.toContain("**Tip:**")

@@ -16,7 +16,7 @@ import { applyMatrix, multiplyMatrix as multiply, type Matrix } from "@strata/co
 import { graphicsFrom } from "./Graphics.ts"
 import { type FontFacts, type TextStyle, textFromOperatorList } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
-import { readWithTextPass } from "./TextPass.ts"
+import { readWithTextPass, textPassContent } from "./TextPass.ts"
 
 /** A run of text in one font, as pdf.js groups glyphs. */
 export interface TextRun {
@@ -254,26 +254,36 @@ const fontFactsOf = (doc: PDFDocumentProxy, page: PDFPageProxy, loadedName: stri
 /** `STRATA_PDF_TEXT_PASS=1`: text from pdf.js's text pass, as before the operator list carried it (for comparison). */
 const textPass = () => typeof process !== "undefined" && process.env?.["STRATA_PDF_TEXT_PASS"] === "1"
 
-/** The page's text, rules and images from one operator list; where that fails, from the text pass. */
-const readOnce = async (doc: PDFDocumentProxy, page: PDFPageProxy, base: Matrix, height: number) => {
+/** The page's text, rules and images from one operator list; the text from the text pass where that fails. */
+const readOnce = async (doc: PDFDocumentProxy, page: PDFPageProxy, base: Matrix) => {
+  let ops: { fnArray: ArrayLike<number>; argsArray: ReadonlyArray<unknown> } | undefined
   try {
     // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
-    const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
-    const text = textFromOperatorList(ops.fnArray, ops.argsArray, (name) => fontFactsOf(doc, page, name), page.view)
-    let rules: Array<Rule> = []
-    let images: Array<ImageBox> = []
-    let graphicsFailed = false
+    ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
+  } catch {
+    ops = undefined
+  }
+  let text: { items: ReadonlyArray<unknown>; styles: Record<string, TextStyle> } | undefined
+  if (ops !== undefined) {
+    try {
+      text = textFromOperatorList(ops.fnArray, ops.argsArray, (name) => fontFactsOf(doc, page, name), page.view)
+    } catch {
+      text = undefined
+    }
+  }
+  // The text pass may still read what the operator list could not.
+  text ??= await textPassContent(page)
+  let rules: Array<Rule> = []
+  let images: Array<ImageBox> = []
+  let graphicsFailed = ops === undefined
+  if (ops !== undefined) {
     try {
       ;({ rules, images } = graphicsFrom(ops.fnArray, ops.argsArray, base))
     } catch {
       graphicsFailed = true
     }
-    return { items: text.items, styles: text.styles, rules, images, graphicsFailed }
-  } catch {
-    // The text pass may still read what the operator list could not: the graphics are then missing.
-    const read = await readWithTextPass(page, base, height, () => true)
-    return { ...read, rules: [], images: [], graphicsFailed: true }
   }
+  return { items: text.items, styles: text.styles, rules, images, graphicsFailed }
 }
 
 /**
@@ -288,7 +298,7 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promi
     const base = viewport.transform as Matrix
     const read = textPass()
       ? await readWithTextPass(page, base, viewport.height, (name) => fontCache.get(doc)?.has(name) === true)
-      : await readOnce(doc, page, base, viewport.height)
+      : await readOnce(doc, page, base)
     let { rules, images } = read
     // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
     // over unrotated content) is read in its own orientation: the page frame turns with it.

@@ -88,6 +88,12 @@ const mayHoldPicture = (items: ReadonlyArray<unknown>, height: number): boolean 
   return hasGap(left, gap) || hasGap(right, gap)
 }
 
+/** The page's text items from pdf.js's text pass. */
+export const textPassContent = async (page: PDFPageProxy): Promise<{ items: ReadonlyArray<unknown>; styles: Record<string, TextStyle> }> =>
+  // pdf.js's own normalisation decomposes ligatures before its bidi reordering, which swaps
+  // Arabic lam-alef pairs; ligatures are expanded in `runsFrom` instead, after the reordering.
+  await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
+
 const ALL_GRAPHICS = typeof process !== "undefined" && process.env?.["STRATA_PDF_ALL_GRAPHICS"] === "1"
 
 /** The page through pdf.js's text pass; `knowsFont` says whether a font's facts were read before. */
@@ -97,9 +103,7 @@ export const readWithTextPass = async (
   height: number,
   knowsFont: (loadedName: string) => boolean
 ): Promise<{ items: ReadonlyArray<unknown>; styles: Record<string, TextStyle>; rules: Array<Rule>; images: Array<ImageBox>; graphicsFailed: boolean }> => {
-  // pdf.js's own normalisation decomposes ligatures before its bidi reordering, which swaps
-  // Arabic lam-alef pairs; ligatures are expanded in `runsFrom` instead, after the reordering.
-  const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
+  const content = await textPassContent(page)
   let rules: Array<Rule> = []
   let images: Array<ImageBox> = []
   let graphicsFailed = false

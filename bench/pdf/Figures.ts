@@ -3,7 +3,7 @@
  * (a peer's layout model, not truth), per page, a pair counting when its boxes overlap with
  * IoU >= 0.5 (greedy, best IoU first). Prints one JSON line: precision, recall, F1 and per file.
  *
- *   node bench/pdf/Figures.ts     (STRATA_PDF_ALL_GRAPHICS=1 reads every page's operator list)
+ *   node bench/pdf/Figures.ts
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"

@@ -67,12 +67,22 @@ const quality = () => {
   return { files: files.length, engines: perEngine, perDoc }
 }
 
-/** Switches that bring back the reader's pdf.js plumbing as it was before the speed work (same output). */
-const BEFORE_ENV = { STRATA_PDF_CLONE: "1" }
-const SYNC_ENV = { STRATA_PDF_SYNC_INFLATE: "1" }
-const CONFIGS: Record<string, Record<string, string>> = {
-  after: {}, before: BEFORE_ENV, "after + sync inflate": SYNC_ENV, "pool of 2 workers": { STRATA_PDF_WORKERS: "2" }
+/** The Node flags `npm start` and the CLI run with (package.json). */
+const SERVICE_FLAGS = ["--max-semi-space-size=8", "--heap-growing-percent=150"]
+/**
+ * Configurations of the reader, each a set of Node flags and environment switches; the switches
+ * bring back earlier plumbing with the same output: the text pass (getTextContent plus the
+ * operator list), the inflation on libuv's pool, and pdf.js's deep-copied messages.
+ */
+const CONFIGS: Record<string, [Array<string>, Record<string, string>]> = {
+  "default, service flags": [SERVICE_FLAGS, {}],
+  "default, V8 defaults": [[], {}],
+  "text pass": [SERVICE_FLAGS, { STRATA_PDF_TEXT_PASS: "1" }],
+  "async inflate": [SERVICE_FLAGS, { STRATA_PDF_SYNC_INFLATE: "0" }],
+  "before (text pass, async inflate, cloned messages)": [SERVICE_FLAGS, { STRATA_PDF_TEXT_PASS: "1", STRATA_PDF_SYNC_INFLATE: "0", STRATA_PDF_CLONE: "1" }]
 }
+/** Rounds of the Docling set per Speed.ts run, after its warm-up round. */
+const SPEED_ROUNDS = "10"
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 /**
@@ -82,8 +92,8 @@ const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(x
 const speed = () => {
   const runs: Record<string, Array<Record<string, number>>> = {}
   for (let rep = 0; rep < 3; rep++) {
-    for (const [name, env] of Object.entries(CONFIGS)) {
-      const out = execFileSync(node, [fileURLToPath(new URL("./Speed.ts", import.meta.url)), "5"], {
+    for (const [name, [flags, env]] of Object.entries(CONFIGS)) {
+      const out = execFileSync(node, [...flags, fileURLToPath(new URL("./Speed.ts", import.meta.url)), SPEED_ROUNDS], {
         encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"]
       })
       ;(runs[name] ??= []).push(JSON.parse(out) as Record<string, number>)
@@ -98,7 +108,7 @@ const speed = () => {
   }]))
 }
 
-/** The 2,000-page run: each configuration with V8's default young generation and with a small one, twice, interleaved. */
+/** The 2,000-page run: each configuration three times, interleaved. */
 const big = () => {
   const run = (flags: Array<string>, env: Record<string, string>) => {
     const out = execFileSync(node, [...flags, fileURLToPath(new URL("./BigDocument.ts", import.meta.url)), "2000"], {
@@ -107,23 +117,15 @@ const big = () => {
     console.error("big", flags.join(" "), JSON.stringify(env), out.trim())
     return JSON.parse(out) as Record<string, number>
   }
-  const cases: Record<string, [Array<string>, Record<string, string>]> = {
-    after: [[], {}],
-    afterSemiSpace8: [["--max-semi-space-size=8"], {}],
-    before: [[], BEFORE_ENV],
-    beforeSemiSpace8: [["--max-semi-space-size=8"], BEFORE_ENV],
-    syncInflate: [[], SYNC_ENV],
-    pool2: [[], { STRATA_PDF_WORKERS: "2" }]
-  }
   const runs: Record<string, Array<Record<string, number>>> = {}
-  for (let rep = 0; rep < 2; rep++) for (const [name, [flags, env]] of Object.entries(cases)) (runs[name] ??= []).push(run(flags, env))
+  for (let rep = 0; rep < 3; rep++) for (const [name, [flags, env]] of Object.entries(CONFIGS)) (runs[name] ??= []).push(run(flags, env))
   const summary = Object.fromEntries(Object.entries(runs).map(([name, rs]) => [name, {
     ...rs[0],
     pagesPerSecond: Math.max(...rs.map((r) => r.pagesPerSecond)),
     maxRssMb: Math.max(...rs.map((r) => r.maxRssMb)),
     runs: rs.map((r) => [round(r.pagesPerSecond, 1), Math.round(r.maxRssMb)])
   }]))
-  return { ...summary.after, semiSpace8: summary.afterSemiSpace8, cases: summary }
+  return { ...summary["default, service flags"], cases: summary }
 }
 
 const robust = async (): Promise<RobustSummary> => {
@@ -156,23 +158,18 @@ const markdownReport = (report: Record<string, any>): string => {
       "| file | ours | Docling | matched |", "|---|---|---|---|",
       ...Object.entries<any>(f.perFile).filter(([, v]) => v.ours + v.reference > 0).map(([k, v]) => `| ${k} | ${v.ours} | ${v.reference} | ${v.matched} |`), "")
   }
-  if (report.graphicsCost) {
-    lines.push("Reading the operator list on every page (`STRATA_PDF_ALL_GRAPHICS=1`) instead of only where the text leaves a gap, looks tabular or brings new fonts, on generated plain text (bench/pdf/GraphicsCost.ts, 300 pages, 3 interleaved runs):", "",
-      "| configuration | pages/s | pages per CPU-second |", "|---|---|---|",
-      ...Object.entries<any>(report.graphicsCost).map(([k, v]) => `| ${k} | ${v.map((r: any) => r.pagesPerSecond).join(", ")} | ${v.map((r: any) => r.pagesPerCpuSecond).join(", ")} |`), "")
-  }
   if (report.speed) {
     lines.push("## Reader speed on the Docling set (bench/pdf/Speed.ts)", "",
-      "Strata's reader alone, 5 rounds after a warm-up round in one process; each configuration run 3 times, interleaved; medians. Pages per CPU-second (user + system, all threads) is the steadier figure on a shared machine. `before` = pdf.js messages deep-copied as they were (`STRATA_PDF_CLONE=1`); `sync inflate` = `STRATA_PDF_SYNC_INFLATE=1`; output is byte-identical in all of them.", "",
+      `Strata's reader alone (layout, reading order and tables on), ${SPEED_ROUNDS} rounds of the 11 files after a warm-up round in one process (a running service's steady state; the quality table above times a cold process after one warm-up file); each configuration run 3 times, interleaved; medians. Service flags = \`${SERVICE_FLAGS.join(" ")}\` as \`npm start\` runs. Pages per CPU-second (user + system, all threads) is the steadier figure on a shared machine. The switches bring back earlier plumbing: \`text pass\` = \`STRATA_PDF_TEXT_PASS=1\` (getTextContent plus the operator list, two pdf.js passes), \`async inflate\` = \`STRATA_PDF_SYNC_INFLATE=0\`, \`before\` = both plus \`STRATA_PDF_CLONE=1\`.`, "",
       "| configuration | pages/s (wall) | pages per CPU-second | peak RSS MB | wall runs |", "|---|---|---|---|---|")
     for (const [name, e] of Object.entries<any>(report.speed)) lines.push(`| ${name} | ${e.pagesPerSecond} | ${e.pagesPerCpuSecond} | ${e.maxRssMb} | ${e.runs.join(", ")} |`)
     lines.push("")
   }
   if (report.big) {
     const b = report.big
-    lines.push("## 2,000-page document (generated, streamed through the MarkdownWriter)", "", `${b.pages} pages in ${round(b.seconds, 1)} s: **${round(b.pagesPerSecond, 1)} pages/s**, peak RSS **${Math.round(b.maxRssMb)} MB**, ${b.tables} tables found (V8 defaults).`, "")
+    lines.push("## 2,000-page document (generated, streamed through the MarkdownWriter)", "", `${b.pages} pages in ${round(b.seconds, 1)} s: **${round(b.pagesPerSecond, 1)} pages/s**, peak RSS **${Math.round(b.maxRssMb)} MB**, ${b.tables} tables found (service flags).`, "")
     if (b.cases) {
-      lines.push("Two runs of each, interleaved (best pages/s, worst peak RSS):", "", "| configuration | pages/s | peak RSS MB | runs (pages/s, MB) |", "|---|---|---|---|")
+      lines.push("Three runs of each configuration (as in the speed table), interleaved (best pages/s, worst peak RSS):", "", "| configuration | pages/s | peak RSS MB | runs (pages/s, MB) |", "|---|---|---|---|")
       for (const [name, c] of Object.entries<any>(b.cases)) lines.push(`| ${name} | ${round(c.pagesPerSecond, 1)} | ${Math.round(c.maxRssMb)} | ${c.runs.map((r: Array<number>) => r.join(" / ")).join("; ")} |`)
       lines.push("")
     }
@@ -197,18 +194,11 @@ const report: Record<string, unknown> = {
   machine: `${process.arch}, node ${process.version}`,
   load: loadavg().map((n) => n.toFixed(2)).join(" ")
 }
+// measured the text pass's gating of the operator list, which the default reader no longer has
+delete report.graphicsCost
 if (!args.has("--only-robust")) {
   report.quality = quality()
   report.figures = JSON.parse(execFileSync(node, [fileURLToPath(new URL("./Figures.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
-  if (!args.has("--skip-speed")) {
-    const cost: Record<string, Array<unknown>> = {}
-    const out = execFileSync(node, [fileURLToPath(new URL("./GraphicsCost.ts", import.meta.url)), "300"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
-    for (const line of out.trim().split("\n")) {
-      const [name, json] = [line.slice(0, line.indexOf(" {")), line.slice(line.indexOf(" {") + 1)]
-      ;(cost[name] ??= []).push(JSON.parse(json))
-    }
-    report.graphicsCost = cost
-  }
   if (!args.has("--skip-speed")) report.speed = speed()
   if (!args.has("--skip-big")) report.big = big()
 }

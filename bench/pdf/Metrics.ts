@@ -22,7 +22,12 @@ export const plainText = (markdown: string): string =>
     .replace(/\s+/g, " ")
     .trim()
 
-const words = (text: string) => (text.length === 0 ? [] : text.split(" "))
+/**
+ * Words: tokens with a letter or a digit. Punctuation-only tokens are left out, or the leader
+ * dots of a table of contents (". . . . ." written as sixty one-character tokens per entry in
+ * Docling's reference) would outweigh the entry's words.
+ */
+const words = (text: string) => (text.length === 0 ? [] : text.split(" ").filter((w) => /[\p{L}\p{N}]/u.test(w)))
 
 /** Levenshtein distance over word tokens (two rows, interned ids). */
 export const wordEditDistance = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {

@@ -139,7 +139,7 @@ const markdownReport = (report: Record<string, any>): string => {
   const lines: Array<string> = ["# PDF benchmark", "", `Run ${report.date} on ${report.machine}; load average at start ${report.load}.`, ""]
   if (report.quality) {
     lines.push(`## Quality and speed: ${report.quality.files} PDFs of the Docling corpus (reference: Docling's markdown)`, "",
-      "Text = 1 - word-level normalised edit distance; table = F1 over table cells; heading = F1 over heading texts. Pages/s after one warm-up file, each engine in its own process.", "",
+      "Text = 1 - word-level normalised edit distance (words = tokens with a letter or digit; leader dots and other punctuation-only tokens ignored); table = F1 over table cells; heading = F1 over heading texts. Pages/s after one warm-up file, each engine in its own process.", "",
       "| engine | text | table | heading | pages | pages/s | peak RSS MB |", "|---|---|---|---|---|---|---|")
     for (const [name, e] of Object.entries<any>(report.quality.engines)) lines.push(`| ${name} | ${e.text} | ${e.table} | ${e.heading} | ${e.pages} | ${e.pagesPerSecond} | ${e.maxRssMb} |`)
     lines.push("", "Per document (strata / pdf-inspector text similarity):", "", "| file | strata text | inspector text | strata table | inspector table | strata heading | inspector heading |", "|---|---|---|---|---|---|---|")

@@ -3,13 +3,17 @@
  * two overlap horizontally, share a style, and the vertical gap is one this page uses between the
  * lines of a paragraph (measured, not assumed: leading differs between documents). A list marker,
  * a first-line indent after a finished sentence, or a change between bold heading and body text
- * starts a new block.
+ * starts a new block. A table-of-contents entry (a title, leader dots, a page number) ends its
+ * block: each entry becomes a list item of its own instead of one paragraph of dots.
  */
 import { blockOf, extend, type LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
 
 /** Bullets, numbers and letters that open a list item (followed by a space). */
 export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
+
+/** A line that ends a table-of-contents entry: leader dots (or an ellipsis run), then a page number. */
+export const TOC_ENTRY = /(?:(?:[.·]\s?){4,}|…{2,})\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i
 
 /** The gap between the lines of a paragraph most used on this page, per font size. */
 const typicalGaps = (lines: ReadonlyArray<Line>): Map<number, number> => {
@@ -63,6 +67,7 @@ export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
         continue
       }
       if (last.row === line.row || gap < -0.4 * line.size) continue
+      if (TOC_ENTRY.test(last.text)) continue
       if (gap > limitFor(line.size)) continue
       const overlap = Math.min(block.x1, line.x1) - Math.max(block.x0, line.x0)
       if (overlap < 0.3 * Math.min(line.x1 - line.x0, block.x1 - block.x0)) continue
@@ -91,6 +96,10 @@ export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
       blocks.push(block)
       open.push(block)
     }
+  }
+  // Entries of a table of contents (a long title may wrap before its dots) are list items.
+  for (const block of blocks) {
+    if (block.kind === "text" && block.lines.length <= 3 && TOC_ENTRY.test(block.lines[block.lines.length - 1].text)) block.kind = "list_item"
   }
   return blocks
 }

@@ -111,6 +111,25 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
     })
     c.paragraph(72, y + 12, 460, "That is all.")
   })),
+  "table-of-contents": () => makePdf((b) => b.page((c) => {
+    let y = c.text(72, 60, "Contents", 18, "bold") + 10
+    const entries: Array<[number, string, string]> = [
+      [0, "Preface", "vii"], [0, "Chapter 1. Getting started", "1"], [1, "1.1 Installing the tools", "2"],
+      [1, "1.2 A first project with a title long enough to wrap onto a second line", "5"], [0, "Chapter 2. Going further", "9"]
+    ]
+    for (const [level, title, page] of entries) {
+      const x = 72 + level * 18
+      const words = title.split(" ")
+      // a long title wraps before its leader, as typesetters do
+      if (title.length > 50) {
+        y = c.text(x, y, words.slice(0, 8).join(" "), 11)
+        y = c.text(x, y, `${words.slice(8).join(" ")} ${". ".repeat(20)}${page}`, 11)
+      } else {
+        y = c.text(x, y, `${title} ${". ".repeat(Math.max(4, 40 - title.length))}${page}`, 11)
+      }
+    }
+    c.paragraph(72, y + 16, 460, "The chapters can be read in any order, though the first explains the tools used later.")
+  })),
   "code": () => makePdf((b) => b.page((c) => {
     let y = c.paragraph(72, 60, 460, "The function below adds two numbers.")
     y += 8

@@ -63,6 +63,14 @@ export const textFromOperatorList = (
   const s: TextPosition = { ts: initialText(), ctm: [1, 0, 0, 1, 0, 0] }
   const builder = itemBuilder(s, view)
   const stack: Array<GraphicsState> = []
+  /** Back to the state saved by the matching `save` or form start (an unbalanced restore keeps the current one). */
+  const restore = () => {
+    const saved = stack.pop()
+    if (saved !== undefined) {
+      s.ctm = saved.ctm
+      s.ts = saved.text
+    }
+  }
   // Soft-mask groups draw a mask, not content: pdf.js's text pass never enters them.
   const groups: Array<boolean> = []
   let masked = 0
@@ -161,14 +169,9 @@ export const textFromOperatorList = (
       case OPS.save:
         stack.push({ ctm: s.ctm, text: cloneText(s.ts) })
         break
-      case OPS.restore: {
-        const saved = stack.pop()
-        if (saved !== undefined) {
-          s.ctm = saved.ctm
-          s.ts = saved.text
-        }
+      case OPS.restore:
+        restore()
         break
-      }
       case OPS.transform: {
         const m = matrixOf(args)
         if (m !== undefined) s.ctm = multiply(s.ctm, m)
@@ -182,15 +185,10 @@ export const textFromOperatorList = (
         if (m !== undefined) s.ctm = multiply(s.ctm, m)
         break
       }
-      case OPS.paintFormXObjectEnd: {
+      case OPS.paintFormXObjectEnd:
         builder.leaveForm()
-        const saved = stack.pop()
-        if (saved !== undefined) {
-          s.ctm = saved.ctm
-          s.ts = saved.text
-        }
+        restore()
         break
-      }
       case OPS.beginGroup: {
         const mask = Boolean((args?.[0] as { smask?: unknown } | undefined)?.smask)
         groups.push(mask)

@@ -18,17 +18,17 @@ import type { Line } from "./Lines.ts"
 import type { ImageBox } from "./PageContent.ts"
 
 /** Images smaller than this share of the page (icons, bullets, logos in a header) are not figures. */
-const MIN_AREA_SHARE = 0.02
+export const MIN_AREA_SHARE = 0.02
 /** An image covering this share of the page with text over it is a background. */
-const BACKGROUND_SHARE = 0.7
+export const BACKGROUND_SHARE = 0.7
 /** Text covering more than this share of an image's box makes the image a background. */
-const MAX_TEXT_COVER = 0.3
+export const MAX_TEXT_COVER = 0.3
 
-interface Box { x0: number; x1: number; top: number; bottom: number }
+export interface Box { x0: number; x1: number; top: number; bottom: number }
 
-const area = (b: Box) => Math.max(0, b.x1 - b.x0) * Math.max(0, b.bottom - b.top)
+export const area = (b: Box) => Math.max(0, b.x1 - b.x0) * Math.max(0, b.bottom - b.top)
 
-const intersection = (a: Box, b: Box) =>
+export const intersection = (a: Box, b: Box) =>
   Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top))
 
 /** Caption openings: a caption drawn over the picture's box is still the caption. */
@@ -38,14 +38,14 @@ const CAPTION_START = /^(?:figure|fig\.?|table|tab\.|chart|image|photo|picture|d
  * Whether a line is part of the picture: lying within its box, no larger than the page's usual
  * text (a headline set over a cover photo is the page's own text), and not a caption.
  */
-const heldBy = (line: Line, box: Box, usualSize: number) => {
+export const heldBy = (line: Line, box: Box, usualSize: number, largest = 1.25) => {
   const slack = line.size * 0.5
   return line.x0 >= box.x0 - slack && line.x1 <= box.x1 + slack && line.top >= box.top - slack && line.bottom <= box.bottom + slack &&
-    line.size <= usualSize * 1.25 && !CAPTION_START.test(line.text.trim())
+    line.size <= usualSize * largest && !CAPTION_START.test(line.text.trim())
 }
 
 /** The size most characters on the page are set in. */
-const usualSizeOf = (lines: ReadonlyArray<Line>) => {
+export const usualSizeOf = (lines: ReadonlyArray<Line>) => {
   const weights = new Map<number, number>()
   for (const line of lines) weights.set(line.size, (weights.get(line.size) ?? 0) + line.text.length)
   let size = 0, best = -1

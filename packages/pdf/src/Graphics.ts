@@ -1,9 +1,10 @@
 /**
  * The operator-list walk of a page: axis-aligned rules (strokes, thin fills, rectangle sides) for
- * the table stage and image placements for the figure stage, in page space, tracking the CTM
- * through saves, transforms and form XObjects. Nothing is drawn or decoded.
+ * the table stage, image placements and the boxes of painted paths (drawings) for the figure
+ * stage, in page space, tracking the CTM through saves, transforms and form XObjects. Nothing is
+ * drawn or decoded.
  */
-import type { ImageBox, Rule } from "./PageContent.ts"
+import type { DrawingBox, ImageBox, Rule } from "./PageContent.ts"
 import { multiplyMatrix as multiply, type Matrix } from "@strata/core"
 import { pdfjs } from "./PdfJs.ts"
 
@@ -33,16 +34,62 @@ const unitBox = (m: Matrix): ImageBox => {
   return { x0: Math.min(...xs), x1: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) }
 }
 
-/** Walks the operator list for axis-aligned strokes and thin fills and for image placements, tracking the CTM. */
-export const graphicsFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArray<unknown>, base: Matrix): { rules: Array<Rule>; images: Array<ImageBox> } => {
+/**
+ * Paths kept per page: enough for any chart or diagram; beyond it (maps, vector art of tens of
+ * thousands of strokes) the first ones already outline the picture, and the figure stage's cost
+ * stays bounded.
+ */
+const MAX_DRAWINGS = 4000
+
+/** The box of the path-space rectangle `minX, minY, maxX, maxY` under `m`. */
+const pathBox = (m: Matrix, minX: number, minY: number, maxX: number, maxY: number): DrawingBox => {
+  const ax = m[0] * minX, bx = m[0] * maxX, cx = m[2] * minY, dx = m[2] * maxY
+  const ay = m[1] * minX, by = m[1] * maxX, cy = m[3] * minY, dy = m[3] * maxY
+  return {
+    x0: Math.min(ax, bx) + Math.min(cx, dx) + m[4], x1: Math.max(ax, bx) + Math.max(cx, dx) + m[4],
+    top: Math.min(ay, by) + Math.min(cy, dy) + m[5], bottom: Math.max(ay, by) + Math.max(cy, dy) + m[5]
+  }
+}
+
+/** The path-space bounds of a path buffer (control points included: a slightly generous box is fine). */
+const bufferBounds = (data: Float32Array): [number, number, number, number] | undefined => {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity
+  for (let k = 0; k < data.length;) {
+    const op = data[k]
+    const n = op === 0 || op === 1 ? 2 : op === 2 ? 6 : op === 3 ? 4 : 0
+    for (let j = k + 1; j < k + 1 + n; j += 2) {
+      minX = Math.min(minX, data[j]); maxX = Math.max(maxX, data[j])
+      minY = Math.min(minY, data[j + 1]); maxY = Math.max(maxY, data[j + 1])
+    }
+    k += 1 + n
+  }
+  return minX <= maxX ? [minX, minY, maxX, maxY] : undefined
+}
+
+/** Walks the operator list for axis-aligned strokes and thin fills, image placements and painted paths, tracking the CTM. */
+export const graphicsFrom = (
+  fnArray: ArrayLike<number>,
+  argsArray: ReadonlyArray<unknown>,
+  base: Matrix
+): { rules: Array<Rule>; images: Array<ImageBox>; drawings: Array<DrawingBox> } => {
   const OPS = pdfjs.OPS
   neutral ??= neutralOps()
   const rules: Array<Rule> = []
   const images: Array<ImageBox> = []
+  const drawings: Array<DrawingBox> = []
   const stack: Array<Matrix> = []
   let ctm = base
   let lineWidth = 1
   const widthStack: Array<number> = []
+  // The clipping box (drawings outside it are not seen: shading strokes run past a picture's clip).
+  let clip: DrawingBox | undefined
+  const clipStack: Array<DrawingBox | undefined> = []
+  let clipNext = false
+  const clipTo = (box: DrawingBox) => {
+    clip = clip === undefined ? box : {
+      x0: Math.max(clip.x0, box.x0), x1: Math.min(clip.x1, box.x1), top: Math.max(clip.top, box.top), bottom: Math.min(clip.bottom, box.bottom)
+    }
+  }
   // Per open group: whether it drew anything, and whether its transform changed.
   const drew: Array<boolean> = []
   const moved: Array<boolean> = []
@@ -66,27 +113,37 @@ export const graphicsFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArra
     if (fn === OPS.save) {
       stack.push(ctm)
       widthStack.push(lineWidth)
+      clipStack.push(clip)
       open()
     } else if (fn === OPS.restore) {
       close()
       ctm = stack.pop() ?? base
       lineWidth = widthStack.pop() ?? 1
+      clip = clipStack.pop()
+    } else if (fn === OPS.clip || fn === OPS.eoClip) {
+      clipNext = true
     } else if (fn === OPS.transform) {
       ctm = multiply(ctm, argsArray[i] as Matrix)
       if (moved.length > 0) moved[moved.length - 1] = true
     } else if (fn === OPS.paintFormXObjectBegin) {
       stack.push(ctm)
       widthStack.push(lineWidth)
+      clipStack.push(clip)
       open()
-      const matrix = (argsArray[i] as [Matrix | null])[0]
+      const [matrix, bbox] = argsArray[i] as [Matrix | null, ArrayLike<number> | null]
       if (Array.isArray(matrix) || ArrayBuffer.isView(matrix)) {
         ctm = multiply(ctm, matrix as unknown as Matrix)
         moved[moved.length - 1] = true
+      }
+      // A form draws only inside its bounding box.
+      if ((Array.isArray(bbox) || ArrayBuffer.isView(bbox)) && bbox.length === 4) {
+        clipTo(pathBox(ctm, Math.min(bbox[0], bbox[2]), Math.min(bbox[1], bbox[3]), Math.max(bbox[0], bbox[2]), Math.max(bbox[1], bbox[3])))
       }
     } else if (fn === OPS.paintFormXObjectEnd) {
       close()
       ctm = stack.pop() ?? base
       lineWidth = widthStack.pop() ?? 1
+      clip = clipStack.pop()
     } else if (fn === OPS.setLineWidth) {
       lineWidth = (argsArray[i] as [number])[0]
     } else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject ||
@@ -95,8 +152,29 @@ export const graphicsFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArra
       images.push(unitBox(ctm))
       if (drew.length > 0) drew[drew.length - 1] = true
     } else if (fn === OPS.constructPath) {
-      const [paint, [data]] = argsArray[i] as [number, [Float32Array | null]]
-      if (data === null || paint === OPS.endPath) continue
+      const [paint, [data], minMax] = argsArray[i] as [number, [Float32Array | null], ArrayLike<number> | null | undefined]
+      const clipping = clipNext
+      clipNext = false
+      if (data === null || (paint === OPS.endPath && !clipping)) continue
+      if (clipping || drawings.length < MAX_DRAWINGS) {
+        // pdf.js gives the path's bounds in its own space (`minMax`); older shapes of the list may not.
+        const bounds = minMax !== null && minMax !== undefined && minMax.length === 4 && minMax[0] <= minMax[2]
+          ? [minMax[0], minMax[1], minMax[2], minMax[3]]
+          : bufferBounds(data)
+        if (bounds !== undefined) {
+          const box = pathBox(ctm, bounds[0], bounds[1], bounds[2], bounds[3])
+          // A clip applies after the path that sets it is painted, but painting and clipping with one path covers the same box.
+          if (clipping) clipTo(box)
+          if (paint !== OPS.endPath && drawings.length < MAX_DRAWINGS) {
+            if (clip === undefined) drawings.push(box)
+            else {
+              const x0 = Math.max(box.x0, clip.x0), x1 = Math.min(box.x1, clip.x1), top = Math.max(box.top, clip.top), bottom = Math.min(box.bottom, clip.bottom)
+              if (x0 <= x1 && top <= bottom) drawings.push({ x0, x1, top, bottom })
+            }
+          }
+        }
+      }
+      if (paint === OPS.endPath) continue
       if (drew.length > 0) drew[drew.length - 1] = true
       const stroked = paint === OPS.stroke || paint === OPS.closeStroke || paint === OPS.fillStroke ||
         paint === OPS.eoFillStroke || paint === OPS.closeFillStroke || paint === OPS.closeEOFillStroke
@@ -157,6 +235,6 @@ export const graphicsFrom = (fnArray: ArrayLike<number>, argsArray: ReadonlyArra
       drew[drew.length - 1] = true
     }
   }
-  return { rules, images }
+  return { rules, images, drawings }
 }
 

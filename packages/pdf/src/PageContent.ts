@@ -2,8 +2,9 @@
  * The first page-level stage: what pdf.js says is on a page, in page coordinates (points, origin
  * top-left, y down, CropBox and /Rotate applied), and nothing else. Text arrives as runs with
  * their font facts; line art arrives as axis-aligned rules (strokes and thin fills, rectangle
- * sides) that the table stage reads; images arrive as the boxes they are painted into (never
- * decoded), which the figure stage reads. All three come from one pdf.js pass over the page, its
+ * sides) that the table stage reads, and as the boxes of its painted paths (drawings); images
+ * arrive as the boxes they are painted into (never decoded). The figure stage reads images and
+ * drawings. All of it comes from one pdf.js pass over the page, its
  * operator list (OpListText.ts, Graphics.ts); pdf.js's separate text pass is kept behind
  * `STRATA_PDF_TEXT_PASS=1` for comparison (TextPass.ts, bench/pdf/CompareTextPass.ts).
  *
@@ -56,6 +57,14 @@ export interface ImageBox {
   readonly bottom: number
 }
 
+/** The box of one painted (stroked or filled) path, in page space: the stuff of charts and diagrams. */
+export interface DrawingBox {
+  readonly x0: number
+  readonly top: number
+  readonly x1: number
+  readonly bottom: number
+}
+
 export interface PageContent {
   readonly pageNumber: number
   readonly width: number
@@ -64,6 +73,8 @@ export interface PageContent {
   readonly rules: ReadonlyArray<Rule>
   /** Image placements, when the operator list was read (see `readPage`). */
   readonly images: ReadonlyArray<ImageBox>
+  /** Painted paths, clipped to the page, page-sized backgrounds left out (see `pageDrawings`). */
+  readonly drawings: ReadonlyArray<DrawingBox>
   /** Characters pdf.js could not map to Unicode (U+FFFD): many of them mean the text layer is unusable. */
   readonly unmapped: number
   /** True when the graphics could not be read (the page is then `partial`). */
@@ -275,15 +286,33 @@ const readOnce = async (doc: PDFDocumentProxy, page: PDFPageProxy, base: Matrix)
   text ??= await textPassContent(page)
   let rules: Array<Rule> = []
   let images: Array<ImageBox> = []
+  let drawings: Array<DrawingBox> = []
   let graphicsFailed = ops === undefined
   if (ops !== undefined) {
     try {
-      ;({ rules, images } = graphicsFrom(ops.fnArray, ops.argsArray, base))
+      ;({ rules, images, drawings } = graphicsFrom(ops.fnArray, ops.argsArray, base))
     } catch {
       graphicsFailed = true
     }
   }
-  return { items: text.items, styles: text.styles, rules, images, graphicsFailed }
+  return { items: text.items, styles: text.styles, rules, images, drawings, graphicsFailed }
+}
+
+/** A drawing covering this share of the page is a background (a page tint, a frame around everything), never part of a picture. */
+const BACKGROUND_DRAWING_SHARE = 0.6
+
+/** The drawings as the figure stage wants them: clipped to the page, without empties, slivers off the page and page backgrounds. */
+const pageDrawings = (drawings: ReadonlyArray<DrawingBox>, width: number, height: number): Array<DrawingBox> => {
+  const out: Array<DrawingBox> = []
+  const limit = width * height * BACKGROUND_DRAWING_SHARE
+  for (const d of drawings) {
+    const x0 = Math.max(0, d.x0), x1 = Math.min(width, d.x1), top = Math.max(0, d.top), bottom = Math.min(height, d.bottom)
+    // A hairline has no area: its length is what counts, so the test is on the sides, not the area.
+    if (x1 < x0 || bottom < top || (x1 - x0) + (bottom - top) < 0.5) continue
+    if ((x1 - x0) * (bottom - top) > limit) continue
+    out.push(x0 === d.x0 && x1 === d.x1 && top === d.top && bottom === d.bottom ? d : { x0, top, x1, bottom })
+  }
+  return out
 }
 
 /**
@@ -299,7 +328,7 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promi
     const read = textPass()
       ? await readWithTextPass(page, base, viewport.height, (name) => fontCache.get(doc)?.has(name) === true)
       : await readOnce(doc, page, base)
-    let { rules, images } = read
+    let { rules, images, drawings } = read
     // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
     // over unrotated content) is read in its own orientation: the page frame turns with it.
     const turn = dominantTurn(read.items, base)
@@ -307,11 +336,14 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promi
     if (turn !== 0) {
       rules = rules.map((r) => turnRule(r, turn, viewport.width, viewport.height))
       images = images.map((b) => turnImage(b, turn, viewport.width, viewport.height))
+      drawings = drawings.map((b) => turnImage(b, turn, viewport.width, viewport.height))
     }
     const all = runsFrom(doc, page, read.items, read.styles, frame.matrix)
     // Text outside the visible box (CropBox) is not on the page as readers see it.
     const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
-    return { pageNumber, width: frame.width, height: frame.height, runs, rules, images, unmapped: all.unmapped, graphicsFailed: read.graphicsFailed }
+    return {
+      pageNumber, width: frame.width, height: frame.height, runs, rules, images, drawings: pageDrawings(drawings, frame.width, frame.height), unmapped: all.unmapped, graphicsFailed: read.graphicsFailed
+    }
   } finally {
     page.cleanup()
   }

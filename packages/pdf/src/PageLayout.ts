@@ -7,6 +7,7 @@
 import { type Block, type Diagnostic, makeBlock, type Page, type PageStatus } from "@strata/core"
 import { blockMarkdown, pageVocabulary } from "./BlockMarkdown.ts"
 import { findFigures, placeCaptions } from "./Figures.ts"
+import { findVectorFigures } from "./VectorFigures.ts"
 import { classifyBlocks, observeHeadings } from "./Classify.ts"
 import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
@@ -52,10 +53,12 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
   }
   // Pictures come after tables (a table on a tinted image stays a table) and before paragraphs (their labels stay out).
   const pictures = findFigures(content.images, rest, tables, content)
-  rest = pictures.rest
+  // Charts and diagrams drawn with paths, outside the tables and image figures already found.
+  const drawn = findVectorFigures(content.drawings, pictures.rest, tables, pictures.figures, content)
+  rest = drawn.rest
   // The body size is measured on running text: table cells are often set smaller.
   stats.observe(rest)
-  const blocks = [...tables, ...pictures.figures, ...groupLines(rest)]
+  const blocks = [...tables, ...pictures.figures, ...drawn.figures, ...groupLines(rest)]
   // Rotated text (margin stamps, vertical labels) is kept, as furniture-like headers, so that it never breaks the body.
   for (const line of rest) if (line.rotated) blocks.push({ kind: "page_header", lines: [line], x0: line.x0, x1: line.x1, top: line.top, bottom: line.bottom, size: line.size })
   observeHeadings(blocks, stats)

@@ -7,7 +7,7 @@
 import type { PDFPageProxy, TextItem } from "pdfjs-dist/types/src/display/api.d.ts"
 import type { Matrix } from "@strata/core"
 import { graphicsFrom } from "./Graphics.ts"
-import type { ImageBox, Rule } from "./PageContent.ts"
+import type { DrawingBox, ImageBox, Rule } from "./PageContent.ts"
 import type { TextStyle } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
 
@@ -102,20 +102,21 @@ export const readWithTextPass = async (
   base: Matrix,
   height: number,
   knowsFont: (loadedName: string) => boolean
-): Promise<{ items: ReadonlyArray<unknown>; styles: Record<string, TextStyle>; rules: Array<Rule>; images: Array<ImageBox>; graphicsFailed: boolean }> => {
+): Promise<{ items: ReadonlyArray<unknown>; styles: Record<string, TextStyle>; rules: Array<Rule>; images: Array<ImageBox>; drawings: Array<DrawingBox>; graphicsFailed: boolean }> => {
   const content = await textPassContent(page)
   let rules: Array<Rule> = []
   let images: Array<ImageBox> = []
+  let drawings: Array<DrawingBox> = []
   let graphicsFailed = false
   const fontsKnown = content.items.every((item) => !isTextItem(item) || item.str.length === 0 || knowsFont(item.fontName))
   if (ALL_GRAPHICS || mayHoldTable(content.items) || mayHoldPicture(content.items, height) || !fontsKnown) {
     try {
       // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
       const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })
-      ;({ rules, images } = graphicsFrom(ops.fnArray, ops.argsArray, base))
+      ;({ rules, images, drawings } = graphicsFrom(ops.fnArray, ops.argsArray, base))
     } catch {
       graphicsFailed = true
     }
   }
-  return { items: content.items, styles: content.styles, rules, images, graphicsFailed }
+  return { items: content.items, styles: content.styles, rules, images, drawings, graphicsFailed }
 }

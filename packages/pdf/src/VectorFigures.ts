@@ -29,6 +29,8 @@ const MIN_SHAPES_CAPTIONED = 3
  * a layout of rules (a table the table stage missed, a form), not a chart or a diagram.
  */
 const MIN_SOLID = 3
+/** How far (in body font sizes) outside the drawn region a short line still labels it. */
+const LABEL_REACH = 2
 /** A path lying within this distance (points) of the region's edge is part of its border. */
 const EDGE = 4
 /** A path this thin (points) across is a rule or hairline, not a shape with an inside. */
@@ -153,9 +155,19 @@ export const findVectorFigures = (
     if (region.x1 - region.x0 < page.width * 0.05 || region.bottom - region.top < page.height * 0.02) continue
     if (taken.some((t) => intersection(t, region) > 0.3 * Math.min(area(t), boxArea))) continue
     if ((region.shapes < MIN_SHAPES || region.solid < MIN_SOLID) && !captioned(region, rest)) continue
-    const box: Box = region
     // A diagram's labels are often set larger than the body (box titles); a photo's headline is not in play here.
-    const held = rest.filter((l) => heldBy(l, box, usualSize, 2))
+    const inner = rest.filter((l) => heldBy(l, region, usualSize, 2))
+    // Axis labels and tick values sit just outside the drawn lines: short lines in a margin around
+    // the region are the picture's too, and its box grows to hold them.
+    const reach = usualSize * LABEL_REACH
+    const around: Box = { x0: region.x0 - reach, x1: region.x1 + reach, top: region.top - reach, bottom: region.bottom + reach }
+    const labels = rest.filter((l) => !inner.includes(l) && !l.rotated && l.x1 - l.x0 < (region.x1 - region.x0) * 0.4 &&
+      heldBy(l, around, usualSize, 1.25) && !FIGURE_CAPTION.test(l.text.trim()))
+    const held = labels.length === 0 ? inner : [...inner, ...labels]
+    const box: Box = { ...region }
+    for (const l of labels) {
+      box.x0 = Math.min(box.x0, l.x0); box.x1 = Math.max(box.x1, l.x1); box.top = Math.min(box.top, l.top); box.bottom = Math.max(box.bottom, l.bottom)
+    }
     let textArea = 0
     for (const line of held) textArea += (line.x1 - line.x0) * (line.bottom - line.top)
     if (textArea > area(box) * MAX_TEXT_COVER) continue

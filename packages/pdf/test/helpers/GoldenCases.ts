@@ -156,5 +156,39 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
     left = c.paragraph(72, left + 12 + 150 + 8, 220, "Figure 1: A picture in the left column.", 9)
     c.paragraph(72, left + 10, 220, `Left after. ${DUIS}`)
     c.paragraph(320, 100, 220, `Right one. ${DUIS} ${LOREM}`)
-  }), { picture: true })
+  }), { picture: true }),
+  "vector-figure": () => makePdf((b) => b.page((c) => {
+    // A bar chart drawn with paths (bars, axes, ticks) and its labels, captioned; a framed note
+    // and a ruled table elsewhere on the page stay text and table.
+    let y = c.text(72, 56, "Widget Sales", 18, "bold")
+    y = c.paragraph(72, y + 10, 460, `Sales grew every quarter. ${LOREM}`)
+    const top = y + 16, base = top + 150, x0 = 110
+    c.line(x0, top, x0, base)
+    c.line(x0, base, x0 + 300, base)
+    const values = [40, 65, 80, 110, 95, 130]
+    values.forEach((v, i) => {
+      const x = x0 + 20 + i * 46
+      c.fill(x, base - v, 26, v, 0.4)
+      c.line(x + 13, base, x + 13, base + 4)
+      c.text(x + 3, base + 8, `Q${(i % 4) + 1}/${i < 4 ? 23 : 24}`, 8)
+    })
+    for (const tick of [0, 50, 100]) {
+      c.line(x0 - 4, base - tick, x0, base - tick)
+      c.text(x0 - 22, base - tick - 4, String(tick), 8)
+    }
+    c.text(x0 + 110, top - 2, "Units sold", 9, "bold")
+    y = c.text(72, base + 28, "Figure 1. Widgets sold per quarter.", 9)
+    // A framed note: a box around a paragraph is not a picture.
+    const noteTop = y + 14
+    const noteEnd = c.paragraph(84, noteTop + 8, 436, `Note: ${DUIS}`, 10)
+    c.rect(76, noteTop, 452, noteEnd - noteTop + 6)
+    y = noteEnd + 20
+    const xs = [72, 200, 300, 400]
+    const ys = [y, y + 20, y + 40, y + 60]
+    for (const x of xs) c.line(x, ys[0], x, ys[ys.length - 1])
+    for (const row of ys) c.line(xs[0], row, xs[xs.length - 1], row)
+    const rows = [["Model", "2023", "2024"], ["Basic", "120", "150"], ["Deluxe", "80", "140"]]
+    rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k] + 4, ys[r] + 5, cell, 10, r === 0 ? "bold" : "regular")))
+    c.paragraph(72, ys[3] + 16, 460, `The table lists units per model. ${DUIS}`)
+  }))
 }

@@ -1,6 +1,7 @@
 /**
  * Builds small born-digital PDFs for the tests with pdf-lib: text placed by top-left coordinates
- * (as the layout stages see them), paragraphs wrapped at a width, lines and boxes for tables.
+ * (as the layout stages see them), paragraphs wrapped at a width, lines and boxes for tables,
+ * filled boxes for charts.
  * Standard 14 fonts keep the files tiny; pdf.js reads them with its bundled font data.
  */
 import { createCanvas } from "@napi-rs/canvas"
@@ -29,6 +30,8 @@ export interface Canvas {
   paragraph(x: number, top: number, width: number, text: string, size?: number, font?: FontName): number
   line(x0: number, top0: number, x1: number, top1: number, thickness?: number): void
   rect(x: number, top: number, w: number, h: number): void
+  /** A filled rectangle without border (a bar, a panel), grey by default. */
+  fill(x: number, top: number, w: number, h: number, grey?: number): void
   /** Paints the test picture (`chartPng`) into the box. */
   image(x: number, top: number, w: number, h: number): void
 }
@@ -85,6 +88,9 @@ export const makePdf = async (build: (builder: Builder) => void, options: { titl
         },
         rect(x, top, w, h) {
           page.drawRectangle({ x, y: height - top - h, width: w, height: h, borderColor: rgb(0, 0, 0), borderWidth: 0.75 })
+        },
+        fill(x, top, w, h, grey = 0.5) {
+          page.drawRectangle({ x, y: height - top - h, width: w, height: h, color: rgb(grey, grey, grey) })
         },
         image(x, top, w, h) {
           if (picture === undefined) throw new Error("makePdf: pass { picture: true } to draw images")

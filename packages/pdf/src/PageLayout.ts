@@ -43,7 +43,7 @@ export interface AnalyseOptions {
 export const analysePage = (content: PageContent, stats: FontStats, options: AnalyseOptions): PageAnalysis => {
   const lines = buildLines(content.runs)
   let rest = lines
-  const tables: Array<LayoutBlock> = []
+  let tables: Array<LayoutBlock> = []
   if (options.tables) {
     const ruled = ruledTables(rest, content.rules, content)
     tables.push(...ruled.tables)
@@ -56,6 +56,7 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
   // Charts and diagrams drawn with paths, outside the tables and image figures already found.
   const drawn = findVectorFigures(content.drawings, pictures.rest, tables, pictures.figures, content)
   rest = drawn.rest
+  tables = drawn.tables
   // The body size is measured on running text: table cells are often set smaller.
   stats.observe(rest)
   const blocks = [...tables, ...pictures.figures, ...drawn.figures, ...groupLines(rest)]

@@ -125,29 +125,61 @@ const captioned = (region: Box, lines: ReadonlyArray<Line>) => lines.some((l) =>
   return distance >= -2 && distance <= Math.max(36, l.size * 4)
 })
 
+export interface VectorFigureSplit extends FigureSplit {
+  /** The tables kept: a small "table" inside a large drawing is its labels in rows, not a table. */
+  readonly tables: Array<LayoutBlock>
+}
+
+const inside = (d: DrawingBox, b: Box) => {
+  const cx = (d.x0 + d.x1) / 2, cy = (d.top + d.bottom) / 2
+  return cx >= b.x0 && cx <= b.x1 && cy >= b.top && cy <= b.bottom
+}
+
+/**
+ * The tables that lie inside a drawing much larger than themselves, one with many shapes outside
+ * any table: the labels of a diagram read as rows and columns (callouts down one side of an
+ * exploded view), to be given back to the picture.
+ */
+const swallowedTables = (drawings: ReadonlyArray<DrawingBox>, tables: ReadonlyArray<LayoutBlock>): Set<LayoutBlock> => {
+  const out = new Set<LayoutBlock>()
+  for (const region of vectorRegions(drawings)) {
+    if (region.solid < MIN_SOLID * 2) continue
+    const within = tables.filter((t) => area(t) < 0.5 * area(region) && intersection(t, region) > 0.8 * area(t))
+    if (within.length === 0) continue
+    let outside = 0
+    for (const d of drawings) if (inside(d, region) && !within.some((t) => inside(d, t))) outside++
+    if (outside >= MIN_SHAPES * 2) for (const t of within) out.add(t)
+  }
+  return out
+}
+
 /**
  * Picks the pictures among the regions of `drawings` and takes the lines inside them out of
  * `lines`. Drawings inside tables or inside figures found already (from images) are left out, and
- * so are regions overlapping either.
+ * so are regions overlapping either, but for tables that are a diagram's labels (`swallowedTables`).
  */
 export const findVectorFigures = (
   drawings: ReadonlyArray<DrawingBox>,
   lines: Array<Line>,
-  tables: ReadonlyArray<LayoutBlock>,
+  tables: Array<LayoutBlock>,
   pictures: ReadonlyArray<LayoutBlock>,
   page: { width: number; height: number }
-): FigureSplit => {
-  if (drawings.length < MIN_SHAPES_CAPTIONED || lines.length === 0) return { figures: [], rest: lines }
-  const inside = (d: DrawingBox, b: Box) => {
-    const cx = (d.x0 + d.x1) / 2, cy = (d.top + d.bottom) / 2
-    return cx >= b.x0 && cx <= b.x1 && cy >= b.top && cy <= b.bottom
-  }
-  const taken = [...tables, ...pictures]
-  const free = taken.length === 0 ? drawings : drawings.filter((d) => !taken.some((t) => inside(d, t)))
+): VectorFigureSplit => {
+  if (drawings.length < MIN_SHAPES_CAPTIONED || lines.length === 0) return { figures: [], rest: lines, tables }
+  const ownFree = pictures.length === 0 ? drawings : drawings.filter((d) => !pictures.some((t) => inside(d, t)))
+  const swallowed = tables.length === 0 ? new Set<LayoutBlock>() : swallowedTables(ownFree, tables)
+  const kept = swallowed.size === 0 ? tables : tables.filter((t) => !swallowed.has(t))
+  const taken = [...kept, ...pictures]
+  const free = kept.length === 0 ? ownFree : ownFree.filter((d) => !kept.some((t) => inside(d, t)))
   const pageArea = page.width * page.height
-  const usualSize = usualSizeOf(lines)
-  const figures: Array<LayoutBlock> = []
   let rest = lines
+  if (swallowed.size > 0) {
+    // The swallowed tables' lines are candidates again; if no figure takes them they stay text.
+    rest = [...lines]
+    for (const t of swallowed) rest.push(...t.lines)
+  }
+  const usualSize = usualSizeOf(rest)
+  const figures: Array<LayoutBlock> = []
   for (const region of vectorRegions(free)) {
     if (region.shapes < MIN_SHAPES_CAPTIONED || region.solid === 0) continue
     const boxArea = area(region)
@@ -177,5 +209,5 @@ export const findVectorFigures = (
     }
     figures.push({ kind: "figure", lines: [], x0: box.x0, x1: box.x1, top: box.top, bottom: box.bottom, size: 0 })
   }
-  return { figures, rest }
+  return { figures, rest, tables: kept }
 }

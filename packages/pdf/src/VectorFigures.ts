@@ -29,6 +29,8 @@ const MIN_SHAPES_CAPTIONED = 3
  * a layout of rules (a table the table stage missed, a form), not a chart or a diagram.
  */
 const MIN_SOLID = 3
+/** Most characters of text per shape a picture holds: diagram labels are short, a grid of filled cells has words in each. */
+const MAX_CHARS_PER_SHAPE = 20
 /** How far (in body font sizes) outside the drawn region a short line still labels it. */
 const LABEL_REACH = 2
 /** A path lying within this distance (points) of the region's edge is part of its border. */
@@ -101,6 +103,7 @@ export const vectorRegions = (drawings: ReadonlyArray<DrawingBox>): Array<Region
     }
     const width = x1 - x0, height = bottom - top
     let shapes = 0, solid = 0
+    let ix0 = Infinity, ix1 = -Infinity, itop = Infinity, ibottom = -Infinity
     for (const i of members) {
       const d = drawings[i]
       const w = d.x1 - d.x0, h = d.bottom - d.top
@@ -109,9 +112,14 @@ export const vectorRegions = (drawings: ReadonlyArray<DrawingBox>): Array<Region
       if (w > 0.8 * width || h > 0.8 * height) continue
       if (d.x1 - x0 <= EDGE || x1 - d.x0 <= EDGE || d.bottom - top <= EDGE || bottom - d.top <= EDGE) continue
       shapes++
+      ix0 = Math.min(ix0, d.x0); ix1 = Math.max(ix1, d.x1); itop = Math.min(itop, d.top); ibottom = Math.max(ibottom, d.bottom)
       if (w > THIN && h > THIN) solid++
     }
-    regions.push({ x0, x1, top, bottom, paths: members.length, shapes, solid })
+    // A panel whose shapes fill only a corner of it (a tinted sidebar with a small chart) is text
+    // around a picture: the picture is where the shapes are.
+    const innerArea = shapes > 0 ? (ix1 - ix0) * (ibottom - itop) : 0
+    if (shapes > 0 && innerArea < 0.5 * width * height) regions.push({ x0: ix0, x1: ix1, top: itop, bottom: ibottom, paths: members.length, shapes, solid })
+    else regions.push({ x0, x1, top, bottom, paths: members.length, shapes, solid })
   }
   return regions
 }
@@ -203,6 +211,10 @@ export const findVectorFigures = (
     let textArea = 0
     for (const line of held) textArea += (line.x1 - line.x0) * (line.bottom - line.top)
     if (textArea > area(box) * MAX_TEXT_COVER) continue
+    // Words in every box (a timetable, a grid of coloured cells) make a table-like layout, not a picture.
+    let chars = 0
+    for (const line of held) chars += line.text.length
+    if (chars > region.shapes * MAX_CHARS_PER_SHAPE) continue
     if (held.length > 0) {
       const out = new Set(held)
       rest = rest.filter((l) => !out.has(l))

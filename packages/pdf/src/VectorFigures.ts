@@ -104,12 +104,16 @@ export const vectorRegions = (drawings: ReadonlyArray<DrawingBox>): Array<Region
     const width = x1 - x0, height = bottom - top
     let shapes = 0, solid = 0
     let ix0 = Infinity, ix1 = -Infinity, itop = Infinity, ibottom = -Infinity
+    let panel = false
     for (const i of members) {
       const d = drawings[i]
       const w = d.x1 - d.x0, h = d.bottom - d.top
       // Frames and panels, bands across the region (row shading, a listing's line backgrounds, an
       // axis) and pieces of a border drawn in parts say nothing of a picture inside.
-      if (w > 0.8 * width || h > 0.8 * height) continue
+      if (w > 0.8 * width || h > 0.8 * height) {
+        if (w * h > 0.6 * width * height) panel = true
+        continue
+      }
       if (d.x1 - x0 <= EDGE || x1 - d.x0 <= EDGE || d.bottom - top <= EDGE || bottom - d.top <= EDGE) continue
       shapes++
       ix0 = Math.min(ix0, d.x0); ix1 = Math.max(ix1, d.x1); itop = Math.min(itop, d.top); ibottom = Math.max(ibottom, d.bottom)
@@ -118,7 +122,7 @@ export const vectorRegions = (drawings: ReadonlyArray<DrawingBox>): Array<Region
     // A panel whose shapes fill only a corner of it (a tinted sidebar with a small chart) is text
     // around a picture: the picture is where the shapes are.
     const innerArea = shapes > 0 ? (ix1 - ix0) * (ibottom - itop) : 0
-    if (shapes > 0 && innerArea < 0.5 * width * height) regions.push({ x0: ix0, x1: ix1, top: itop, bottom: ibottom, paths: members.length, shapes, solid })
+    if (panel && shapes > 0 && innerArea < 0.5 * width * height) regions.push({ x0: ix0, x1: ix1, top: itop, bottom: ibottom, paths: members.length, shapes, solid })
     else regions.push({ x0, x1, top, bottom, paths: members.length, shapes, solid })
   }
   return regions

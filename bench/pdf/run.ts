@@ -153,7 +153,7 @@ const markdownReport = (report: Record<string, any>): string => {
   if (report.figures) {
     const f = report.figures
     lines.push("## Figures (bench/pdf/Figures.ts)", "",
-      "Strata's `figure` blocks against the `pictures` of Docling's JSON (a layout model's output, not truth), matched per page at IoU >= 0.5. Images under 2% of the page (logos, icons) are never figures here by design, while Docling keeps them; vector-only drawings are not detected.", "",
+      "Strata's `figure` blocks against the `pictures` of Docling's JSON (a layout model's output, not truth), matched per page at IoU >= 0.5. Figures come from painted images and from regions of vector drawings (VectorFigures.ts). Images under 2% of the page (logos, icons) are never figures here by design, while Docling keeps them.", "",
       `ours ${f.ours}, Docling ${f.reference}, matched ${f.matched}: precision **${f.precision}**, recall **${f.recall}**, F1 **${f.f1}**.`, "",
       "| file | ours | Docling | matched |", "|---|---|---|---|",
       ...Object.entries<any>(f.perFile).filter(([, v]) => v.ours + v.reference > 0).map(([k, v]) => `| ${k} | ${v.ours} | ${v.reference} | ${v.matched} |`), "")

@@ -19,6 +19,7 @@ import { extractMetadata } from "./HtmlMetadata.ts"
 import { parseHtml } from "./HtmlParser.ts"
 import { serializeHtml } from "./HtmlSerialize.ts"
 import { extractMainContent, readMainContentHints } from "./MainContent.ts"
+import { hasMojibake, repairTreeText } from "./Mojibake.ts"
 import { excludeTags, includeTags } from "./TagFilter.ts"
 
 export interface HtmlOptions {
@@ -43,6 +44,8 @@ export interface HtmlResult {
 
 export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
   const parsed = parseHtml(html)
+  // Text that was UTF-8 decoded as windows-1252 upstream ("letâ€™s") is read as it was written.
+  if (hasMojibake(html)) repairTreeText(parsed)
   const metadata = extractMetadata(parsed, options.url)
   const hasInclude = options.includeTags !== undefined && options.includeTags.length > 0
   const wantsContent = options.formats.markdown || options.formats.html

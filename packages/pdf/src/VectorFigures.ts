@@ -29,6 +29,12 @@ const MIN_SHAPES_CAPTIONED = 3
  * a layout of rules (a table the table stage missed, a form), not a chart or a diagram.
  */
 const MIN_SOLID = 3
+/**
+ * Least share of the shapes that have an inside. Charts and diagrams are mostly boxes, bars,
+ * arrowheads and curves (48-100% on the corpora); a form's entry fields and a statement's rules
+ * with a few shaded bands are mostly thin strokes (29-35%), and their text is data, not labels.
+ */
+const MIN_SOLID_SHARE = 0.4
 /** Most characters of text per shape a picture holds: diagram labels are short, a grid of filled cells has words in each. */
 const MAX_CHARS_PER_SHAPE = 20
 /** How far (in body font sizes) outside the drawn region a short line still labels it. */
@@ -199,6 +205,7 @@ export const findVectorFigures = (
     if (region.x1 - region.x0 < page.width * 0.05 || region.bottom - region.top < page.height * 0.02) continue
     if (taken.some((t) => intersection(t, region) > 0.3 * Math.min(area(t), boxArea))) continue
     if ((region.shapes < MIN_SHAPES || region.solid < MIN_SOLID) && !captioned(region, rest)) continue
+    if (region.solid < region.shapes * MIN_SOLID_SHARE) continue
     // A diagram's labels are often set larger than the body (box titles); a photo's headline is not in play here.
     const inner = rest.filter((l) => heldBy(l, region, usualSize, 2))
     // Axis labels and tick values sit just outside the drawn lines: short lines in a margin around
@@ -225,5 +232,9 @@ export const findVectorFigures = (
     }
     figures.push({ kind: "figure", lines: [], x0: box.x0, x1: box.x1, top: box.top, bottom: box.bottom, size: 0 })
   }
-  return { figures, rest, tables: kept }
+  // A swallowed table that no figure took stays the table it was read as.
+  const unclaimed = [...swallowed].filter((t) => !figures.some((f) => intersection(f, t) > 0.5 * area(t)))
+  if (unclaimed.length === 0) return { figures, rest, tables: kept }
+  const back = new Set(unclaimed.flatMap((t) => t.lines))
+  return { figures, rest: rest.filter((l) => !back.has(l)), tables: tables.filter((t) => !swallowed.has(t) || unclaimed.includes(t)) }
 }

@@ -4,7 +4,7 @@
  * indentation, monospace blocks fenced with their indentation kept, tables as GFM or HTML.
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
-import { LIST_MARKER, TOC_ENTRY } from "./Paragraphs.ts"
+import { isTocEntry, LIST_MARKER, TOC_LEADER } from "./Paragraphs.ts"
 import { tableMarkdown } from "./TableGrid.ts"
 
 const LIGATURES = /[\ufb00-\ufb06]/g
@@ -76,9 +76,6 @@ export const pageVocabulary = (blocks: ReadonlyArray<LayoutBlock>): Set<string> 
   return words
 }
 
-/** The leader of a table-of-contents entry, before its page number. */
-const TOC_LEADER = /\s*(?:(?:[.·]\s?){4,}|…{2,})\s*(?=(?:\d{1,4}|[ivxlcdm]{1,7})$)/i
-
 /** Code keeps its lines and their indentation (x offsets to spaces at the monospace advance). */
 const code = (block: LayoutBlock): string => {
   const left = block.x0
@@ -113,9 +110,8 @@ export const blockMarkdown = (block: LayoutBlock, vocabulary?: ReadonlySet<strin
       return `${"#".repeat(block.level ?? 2)} ${escapeInline(plain(block, vocabulary).replace(/\s*#+\s*$/, ""))}`
     case "list_item": {
       // A table-of-contents entry keeps its page number; its leader dots become one ellipsis.
-      const toc = TOC_ENTRY.test(block.lines[block.lines.length - 1]?.text ?? "")
       const joined = plain(block, vocabulary)
-      const text = toc ? joined.replace(TOC_LEADER, " … ") : joined
+      const text = isTocEntry(block) ? joined.replace(TOC_LEADER, " … ") : joined
       const match = LIST_MARKER.exec(text)
       const marker = match?.[0].trim() ?? ""
       const rest = escapeInline(text.slice(match?.[0].length ?? 0))

@@ -5,7 +5,7 @@
  */
 import type { FontStats } from "./FontStats.ts"
 import type { LayoutBlock } from "./LayoutBlock.ts"
-import { TOC_ENTRY } from "./Paragraphs.ts"
+import { isTocEntry } from "./Paragraphs.ts"
 
 const CAPTION = /^(?:figure|fig\.|table|tab\.|listing|chart|scheme|plate|exhibit|graph|diagram|image|photo)\s*[\dIVXivx]+[a-z]?\s*[.:\-–—]|^(?:source|note|notes)\s*:/i
 
@@ -49,7 +49,7 @@ export const classifyBlocks = (
   }
   for (const block of blocks) {
     // Table-of-contents entries stay list items ("3.2.1 Special registers . . . 18" is neither a footnote nor a heading).
-    if (block.kind === "list_item" && TOC_ENTRY.test(block.lines[block.lines.length - 1]?.text ?? "")) continue
+    if (block.kind === "list_item" && isTocEntry(block)) continue
     // Footnotes: smaller than the body, low on the page, opening with a note mark.
     if ((block.kind === "list_item" || block.kind === "text" || block.kind === "code") && block.size < body * 0.92 && block.top > page.height * 0.55 &&
       FOOTNOTE.test(textOf(block))) {

@@ -12,8 +12,21 @@ import type { Line } from "./Lines.ts"
 /** Bullets, numbers and letters that open a list item (followed by a space). */
 export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
 
-/** A line that ends a table-of-contents entry: leader dots (or an ellipsis run), then a page number. */
-export const TOC_ENTRY = /(?:(?:[.·]\s?){4,}|…{2,})\s*(?:\d{1,4}|[ivxlcdm]{1,7})$/i
+/** Leader dots (or a run of ellipses) and the page number they lead to, ending a table-of-contents entry. */
+const LEADER = String.raw`(?:(?:[.·]\s?){4,}|…{2,})`
+const PAGE_REF = String.raw`(?:\d{1,4}|[ivxlcdm]{1,7})`
+
+/** A line that ends a table-of-contents entry: leader dots, then a page number. */
+const TOC_ENTRY = new RegExp(`${LEADER}\\s*${PAGE_REF}$`, "i")
+
+/** The leader of an entry with the spaces around it, before its page number (what the markdown writes as one ellipsis). */
+export const TOC_LEADER = new RegExp(`\\s*${LEADER}\\s*(?=${PAGE_REF}$)`, "i")
+
+/** Whether the block ends as a table-of-contents entry does. */
+export const isTocEntry = (block: LayoutBlock): boolean => {
+  const last = block.lines[block.lines.length - 1]
+  return last !== undefined && TOC_ENTRY.test(last.text)
+}
 
 /** The gap between the lines of a paragraph most used on this page, per font size. */
 const typicalGaps = (lines: ReadonlyArray<Line>): Map<number, number> => {
@@ -48,6 +61,7 @@ const endsSentence = (text: string) => /[.!?:;)"”]$/.test(text)
 export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
   const gaps = typicalGaps(lines)
   const sorted = [...lines].filter((l) => !l.rotated).sort((a, b) => a.top - b.top || a.x0 - b.x0)
+  const tocEntries = new Set(sorted.filter((l) => TOC_ENTRY.test(l.text)))
   const blocks: Array<LayoutBlock> = []
   const open: Array<LayoutBlock> = []
   for (const line of sorted) {
@@ -67,7 +81,7 @@ export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
         continue
       }
       if (last.row === line.row || gap < -0.4 * line.size) continue
-      if (TOC_ENTRY.test(last.text)) continue
+      if (tocEntries.has(last)) continue
       if (gap > limitFor(line.size)) continue
       const overlap = Math.min(block.x1, line.x1) - Math.max(block.x0, line.x0)
       if (overlap < 0.3 * Math.min(line.x1 - line.x0, block.x1 - block.x0)) continue
@@ -99,7 +113,7 @@ export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
   }
   // Entries of a table of contents (a long title may wrap before its dots) are list items.
   for (const block of blocks) {
-    if (block.kind === "text" && block.lines.length <= 3 && TOC_ENTRY.test(block.lines[block.lines.length - 1].text)) block.kind = "list_item"
+    if (block.kind === "text" && block.lines.length <= 3 && tocEntries.has(block.lines[block.lines.length - 1])) block.kind = "list_item"
   }
   return blocks
 }

@@ -27,13 +27,6 @@ const neutralOps = (): Set<number> => {
 }
 let neutral: Set<number> | undefined
 
-/** The box of the unit square under `m`. */
-const unitBox = (m: Matrix): ImageBox => {
-  const xs = [m[4], m[0] + m[4], m[2] + m[4], m[0] + m[2] + m[4]]
-  const ys = [m[5], m[1] + m[5], m[3] + m[5], m[1] + m[3] + m[5]]
-  return { x0: Math.min(...xs), x1: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) }
-}
-
 /**
  * Paths kept per page: enough for any chart or diagram; beyond it (maps, vector art of tens of
  * thousands of strokes) the first ones already outline the picture, and the figure stage's cost
@@ -50,6 +43,9 @@ const pathBox = (m: Matrix, minX: number, minY: number, maxX: number, maxY: numb
     top: Math.min(ay, by) + Math.min(cy, dy) + m[5], bottom: Math.max(ay, by) + Math.max(cy, dy) + m[5]
   }
 }
+
+/** The box of the unit square under `m` (where an image is painted). */
+const unitBox = (m: Matrix): ImageBox => pathBox(m, 0, 0, 1, 1)
 
 /** The path-space bounds of a path buffer (control points included: a slightly generous box is fine). */
 const bufferBounds = (data: Float32Array): [number, number, number, number] | undefined => {

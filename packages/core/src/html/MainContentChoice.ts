@@ -120,6 +120,7 @@ export const LONG_PARAGRAPH_SHARE = 0.88
  * page, where keeping every block loses less than keeping one.
  */
 export const preferBlocks = (f: PathFeatures): boolean => {
+  if (f.blocksChars === 0) return false
   const total = f.longParasIn + f.longParasOut
   return total === 0 || f.longParasIn < total * LONG_PARAGRAPH_SHARE
 }

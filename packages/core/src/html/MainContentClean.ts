@@ -6,7 +6,7 @@
  * content, keeping data tables, code and figures.
  */
 import type { Element, Root } from "hast"
-import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity } from "./MainContentNodes.ts"
+import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { isRecirculationBlock } from "./MainContentHeadings.ts"
 import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isMarkedHidden, isUnlikely } from "./MainContentPatterns.ts"
 
@@ -47,6 +47,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     (options.chromeOnly === true && big(element, 0.8)) || (big(element) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.5)
   const protectedDepth = new Set<Element>()
   const landmarkAncestors = ancestorsOfLandmarks(body, stats, total)
+  const pageFooters = footersBesideMain(body)
   let bodyWords: Map<string, number> | undefined
   return filterTree(body, (element, parent) => {
     const tag = element.tagName
@@ -71,7 +72,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     // a block its own heading calls "Related posts" or "You may also like" points elsewhere
     if (!big(element, 0.4) && isRecirculationBlock(element, stats)) return true
     if (tag === "main" || tag === "article") return false
-    if (CHROME_TAGS.has(tag)) return !bigContent(element)
+    if (CHROME_TAGS.has(tag)) return pageFooters.has(element) || !bigContent(element)
     const role = attr(element, "role")
     if (role !== undefined && CHROME_ROLES.has(role)) return !bigContent(element)
     if (options.stripUnlikely && !PROTECTED.has(tag)) {
@@ -114,6 +115,30 @@ const repeatsRest = (element: Element, all: Map<string, number>): boolean => {
     repeated += Math.min(n, (all.get(w) ?? 0) - n)
   }
   return words > 0 && repeated >= words * COPY_SHARE
+}
+
+const isMainLandmark = (element: Element): boolean => element.tagName === "main" || attr(element, "role") === "main"
+
+/**
+ * `<footer>` elements outside the page's `<main>` landmark, when it has one: the site footer,
+ * chrome however much text it holds (a newsletter form's small print outweighs an empty
+ * script-rendered main).
+ */
+const footersBesideMain = (body: Root | Element): Set<Element> => {
+  const footers: Array<Element> = []
+  let hasMain = false
+  walkElements(body, (el) => {
+    if (isMainLandmark(el)) {
+      hasMain = true
+      return false
+    }
+    if (el.tagName === "footer") {
+      footers.push(el)
+      return false
+    }
+    return true
+  })
+  return hasMain ? new Set(footers) : new Set()
 }
 
 /** Ancestors of `<main>` and `[role=main]` elements that hold a fifth of the text. */

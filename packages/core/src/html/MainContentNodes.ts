@@ -11,8 +11,12 @@ export type AnyNode = Root | RootContent
 export const isElement = (node: AnyNode | undefined): node is Element =>
   node !== undefined && node.type === "element"
 
-/** State and layout modifiers ("with_header", "has-sidebar", "is-sticky-nav") describe a wrapper, not chrome. */
-const MODIFIER = /^(?:has|with|no|is)[-_]/i
+/**
+ * State and layout modifiers ("with_header", "has-sidebar", "is-sticky-nav") describe a wrapper,
+ * not chrome; so do utility classes that size or place a box relative to the chrome
+ * ("pt-header", "md:top-nav", "min-h-header", "scroll-mt-navbar").
+ */
+const MODIFIER = /^(?:has|with|no|is)[-_]|^(?:[\w-]+:)*-?(?:[mp][tblrxyse]|top|bottom|inset(?:-[xy])?|min-[hw]|max-[hw]|scroll-[mp][tblrxy]?|translate-[xy]|gap(?:-[xy])?|space-[xy])-/i
 
 const cache = new WeakMap<Element, string>()
 

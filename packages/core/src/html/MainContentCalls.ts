@@ -12,7 +12,7 @@ import { hasBlockChild } from "./MainContentRepeats.ts"
 const CALL_TO_ACTION =
   /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|start (?:your )?free trial)(?: for free| today| now| here)?[\s.!…›»→>]*$/
 
-const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "h2", "h3", "h4", "h5", "h6"])
+const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "h2", "h3", "h4", "h5", "h6", "small", "label", "form"])
 
 /** The longest block text judged as a call to action. */
 const MAX_CTA_CHARS = 40
@@ -33,10 +33,30 @@ const shortText = (element: Element, limit: number): string | undefined => {
   return text.length <= limit ? text : undefined
 }
 
-/** Drop blocks and links whose whole text is a call to action. */
+/**
+ * The small print of sign-up forms and consent banners: "By subscribing, you agree to our
+ * terms", "Sign up for our newsletter", "You can unsubscribe at any time", "This site uses
+ * cookies". It addresses the visitor about the site, never about the page's subject.
+ */
+const SMALL_PRINT = [
+  /\bby (?:clicking|submitting|subscribing|signing up|registering|providing (?:my|your) (?:e-?mail|information|details)|entering (?:my|your) e-?mail|using (?:this|our) (?:site|website))\b[^.]{0,120}\b(?:i|you) (?:agree|consent|acknowledge|accept)/,
+  /\b(?:sign up|subscribe|join|register|opt in)\b[^.]{0,30}\b(?:to|for) (?:our|the) (?:[\w-]+ ){0,3}(?:newsletters?|mailing list|e-?mails|e-?newsletters?|updates)\b/,
+  /\bjoin our (?:[\w-]+ ){0,3}(?:newsletter|mailing list)\b/,
+  /\b(?:unsubscribe|opt out)(?: at)? any ?time\b/,
+  /\b(?:consent|consenting) to receive\b/,
+  /\b(?:this|our) (?:site|website) uses cookies\b|\bwe use cookies (?:to|on|and|so|for)\b/,
+  /\bthis site is protected by (?:re|h)captcha\b/
+]
+
+/** The longest block text judged as small print: a paragraph of a form, not an article. */
+const MAX_SMALL_PRINT_CHARS = 400
+
+/** Drop blocks and links whose whole text is a call to action, and sign-up or consent small print. */
 export const dropCallsToAction = (content: Root): Root =>
   filterTree(content, (element) => {
     if (!CTA_TAGS.has(element.tagName) || hasBlockChild(element)) return false
-    const text = shortText(element, MAX_CTA_CHARS)
-    return text !== undefined && CALL_TO_ACTION.test(text)
+    const text = shortText(element, MAX_SMALL_PRINT_CHARS)
+    if (text === undefined) return false
+    if (text.length <= MAX_CTA_CHARS && CALL_TO_ACTION.test(text)) return true
+    return SMALL_PRINT.some((re) => re.test(text))
   })

@@ -75,4 +75,9 @@ describe("article or multi-block path", () => {
     expect(preferBlocks({ ...base, longParasIn: 9, longParasOut: 1 })).toBe(false)
     expect(preferBlocks({ ...base, longParasIn: 8, longParasOut: 2 })).toBe(true)
   })
+
+  it("never prefers a multi-block pick that kept nothing", () => {
+    const base = { ratio: 1, articleChars: 745, blocksChars: 0, articleLinkDensity: 0.3, blocksLinkDensity: 0, longParasIn: 0, longParasOut: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown" } as const
+    expect(preferBlocks(base)).toBe(false)
+  })
 })

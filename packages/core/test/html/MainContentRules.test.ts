@@ -182,3 +182,42 @@ describe("calls to action", () => {
     expect(text).toContain("sign up at the allotment office and learn more")
   })
 })
+
+describe("sign-up and consent small print", () => {
+  it("drops newsletter and consent small print, keeps prose that mentions subscribing or cookies", () => {
+    const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}
+      <p>Baking cookies with roasted garlic is an acquired taste; we use cookies of this kind at harvest parties.</p>
+      <p>You can join our lively growers community forums to share with peers who understand the soil.</p>
+      <div><h3>Stay in touch</h3><p>Sign up for our weekly garden newsletter and get planting tips.</p>
+      <small>By subscribing, you agree to our Terms of Use and Privacy Policy. You can unsubscribe at any time.</small></div>
+      <p>By providing my email, I am consenting to receive marketing emails.</p></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 6 about garlic")
+    expect(text).toContain("Baking cookies with roasted garlic")
+    expect(text).toContain("join our lively growers community")
+    expect(text).not.toContain("weekly garden newsletter")
+    expect(text).not.toContain("By subscribing")
+    expect(text).not.toContain("consenting to receive")
+  })
+})
+
+describe("page chrome around an empty main", () => {
+  it("keeps nothing of the site footer when the page's <main> is empty (a script-rendered listing)", () => {
+    const html = `<html><body><header><a href="/">Shop</a></header><main><div id="app"></div></main>
+      <footer><h2>About the shop</h2><p>We are a small shop selling second-hand jackets, repaired by hand in our workshop, since 1998, and we ship everywhere.</p>
+      <p>Our workshop is open on weekdays, and we answer every message about sizes, repairs, returns and shipping within a day.</p></footer></body></html>`
+    expect(extract(html).trim()).not.toContain("second-hand jackets")
+  })
+
+  it("does not take a spacing utility class ('pt-header') for a header", () => {
+    const tree: Root = fromHtml(`<html><body><header class="top"><a href="/">Launches</a> <a href="/news">News</a></header>
+      <div class="pt-header md:mt-navbar"><h1>Top products launching today</h1>
+      <p>For the first hours of the day, votes are hidden to give every product a chance.</p></div>
+      <div hidden id="S:1">${prose("a streamed chunk", 6)}</div></body></html>`)
+    const body = findBody(tree)
+    const pruned = prunePage(body, computeStats(body), { stripUnlikely: true, stripHidden: true, keepComments: false, chromeOnly: true })
+    const text = toText(pruned)
+    expect(text).toContain("Top products launching today")
+    expect(text).not.toContain("Launches")
+  })
+})

@@ -28,7 +28,7 @@ export const BLOCK_TAGS = new Set([
 
 /** Class/id tokens of boilerplate blocks (navigation, widgets, comments, promotions, consent). */
 export const UNLIKELY =
-  /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|suggested|similar|recommended|also-?like|more-?topics|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback|disclaimers?|legal|fine-?print|small-?print|legal-?text)(?:$|[\s_-])/
+  /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|suggested|similar|recommended|also-?like|more-?topics|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback|disclaimers?|legal|fine-?print|small-?print|legal-?text|author-?box|about-?(?:the-?)?author|author-?info|author-?details|author-?card|author-?description|author-?bio)(?:$|[\s_-])/
 
 /**
  * Boilerplate so distinctive that size never saves it: consent managers and modal overlays
@@ -39,7 +39,7 @@ export const ALWAYS_BOILERPLATE =
 
 /** The chrome subset of UNLIKELY, for the multi-block path, which has no retry ladder. */
 export const CHROME_CLASS =
-  /(?:^|[\s_-])(?:breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner|disclaimers?|legal|fine-?print|small-?print|legal-?text)(?:$|[\s_-])/
+  /(?:^|[\s_-])(?:breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner|disclaimers?|legal|fine-?print|small-?print|legal-?text|author-?box|about-?(?:the-?)?author|author-?info|author-?details|author-?card|author-?description|author-?bio)(?:$|[\s_-])/
 
 /** Per-post furniture of forum engines: user panels, signatures, post toolbars, guest prompts. */
 export const FORUM_CHROME =

@@ -14,9 +14,9 @@ export const isElement = (node: AnyNode | undefined): node is Element =>
 /**
  * State and layout modifiers ("with_header", "has-sidebar", "is-sticky-nav") describe a wrapper,
  * not chrome; so do utility classes that size or place a box relative to the chrome
- * ("pt-header", "md:top-nav", "min-h-header", "scroll-mt-navbar").
+ * ("pt-header", "md:top-nav", "min-h-header", "scroll-mt-navbar", "overflow-x-scroll").
  */
-const MODIFIER = /^(?:has|with|no|is)[-_]|^(?:[\w-]+:)*-?(?:[mp][tblrxyse]|top|bottom|inset(?:-[xy])?|min-[hw]|max-[hw]|scroll-[mp][tblrxy]?|translate-[xy]|gap(?:-[xy])?|space-[xy])-/i
+const MODIFIER = /^(?:has|with|no|is)[-_]|^(?:[\w-]+:)*-?(?:[mp][tblrxyse]|top|bottom|inset(?:-[xy])?|min-[hw]|max-[hw]|scroll-[mp][tblrxy]?|translate-[xy]|gap(?:-[xy])?|space-[xy]|overflow(?:-[xy])?|overscroll(?:-[xy])?|snap)-/i
 
 const cache = new WeakMap<Element, string>()
 

@@ -190,6 +190,20 @@ const isDataTable = (table: Element, s: Stats): boolean => {
   return s.headerCells > 0 || s.rows >= 10 || s.cells > 10
 }
 
+/** Share of an element's text inside its data tables. */
+const tableShare = (element: Element, stats: StatsTable): number => {
+  const total = (stats.get(element) ?? EMPTY_STATS).chars
+  if (total === 0) return 0
+  let inTables = 0
+  walkElements(element, (el) => {
+    if (el.tagName !== "table") return true
+    const s = stats.get(el) ?? EMPTY_STATS
+    if (isDataTable(el, s)) inTables += s.chars
+    return false
+  })
+  return inTables / total
+}
+
 /** Conditional cleaning of the chosen content (the article path). */
 export const cleanContent = (content: Root, options: CleanOptions, base?: StatsTable): Root => {
   const stats = computeStats(content, base)
@@ -204,6 +218,8 @@ export const cleanContent = (content: Root, options: CleanOptions, base?: StatsT
     const ld = linkDensity(s)
     if (s.code > 0 && ld < 0.5) return false
     const weight = options.useClassWeights ? classWeight(element) : 0
+    // a wrapper made of a data table (a scroll box, a figure frame) is the table
+    if (tag !== "table" && s.rows >= 2 && s.cells >= 6 && ld < 0.3 && tableShare(element, stats) >= 0.8) return false
     if (weight < 0) return true
     if (s.commas >= 10) return false
     const isList = tag === "ul" || tag === "ol" || tag === "dl"

@@ -221,3 +221,19 @@ describe("page chrome around an empty main", () => {
     expect(text).not.toContain("Launches")
   })
 })
+
+describe("data tables in scroll boxes", () => {
+  const table = (n: number) =>
+    `<table><thead><tr><th>Week</th><th>Monday</th><th>Tuesday</th></tr></thead><tbody>${Array.from({ length: 6 }, (_, i) => `<tr><td>${i + 1}</td><td>Rest day ${n}-${i}</td><td>Easy run ${n}-${i}</td></tr>`).join("")}</tbody></table>`
+
+  it("keeps a data table whose wrapper's class says scroll (utility or widget class)", () => {
+    const html = `<html><body><div class="post"><h1>Training plan</h1>${prose("the plan", 5)}
+      <div class="relative my-4"><div class="isolate overflow-x-scroll">${table(1)}</div></div>
+      ${prose("the second block", 2)}
+      <div class="table-scroll">${table(2)}</div>${prose("the end", 2)}</div></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 2 about the end")
+    expect(text).toContain("Easy run 1-5")
+    expect(text).toContain("Easy run 2-5")
+  })
+})

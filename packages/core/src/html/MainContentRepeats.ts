@@ -10,7 +10,7 @@ import { BLOCK_TAGS } from "./MainContentPatterns.ts"
 import { filterTree } from "./MainContentNodes.ts"
 
 /** Shortest normalised text, in characters, that counts as a passage. */
-const MIN_PASSAGE = 60
+const MIN_PASSAGE = 40
 
 /** Blocks compared as a whole; a container of other blocks is compared through its children. */
 /** Code and table cells are left alone: commands and cell values repeat on purpose. */

@@ -8,7 +8,7 @@
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
-import { EMPTY_STATS, type StatsTable, attr, computeStats, filterTree, findBody, linkDensity, walkElements } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type StatsTable, computeStats, filterTree, findBody, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
 import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
@@ -140,7 +140,7 @@ const boilerplateOnlyContent = (page: Page, keepComments: boolean, thread = fals
   let region: Element | undefined
   walkElements(pruned, (el) => {
     if (region !== undefined) return false
-    if (el.tagName === "main" || attr(el, "role") === "main") {
+    if (isMainLandmark(el)) {
       if ((stats.get(el) ?? EMPTY_STATS).chars >= total * 0.4) region = el
       return false
     }

@@ -6,7 +6,7 @@
  * content, keeping data tables, code and figures.
  */
 import type { Element, Root } from "hast"
-import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, linkDensity, walkElements } from "./MainContentNodes.ts"
+import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { isRecirculationBlock } from "./MainContentHeadings.ts"
 import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isMarkedHidden, isUnlikely } from "./MainContentPatterns.ts"
 
@@ -117,8 +117,6 @@ const repeatsRest = (element: Element, all: Map<string, number>): boolean => {
   return words > 0 && repeated >= words * COPY_SHARE
 }
 
-const isMainLandmark = (element: Element): boolean => element.tagName === "main" || attr(element, "role") === "main"
-
 /**
  * `<footer>` elements outside the page's `<main>` landmark, when it has one: the site footer,
  * chrome however much text it holds (a newsletter form's small print outweighs an empty
@@ -148,7 +146,7 @@ const ancestorsOfLandmarks = (body: Root | Element, stats: StatsTable, total: nu
   const visit = (node: Root | Element) => {
     for (const child of node.children) {
       if (child.type !== "element") continue
-      const landmark = child.tagName === "main" || attr(child, "role") === "main"
+      const landmark = isMainLandmark(child)
       if (landmark && (stats.get(child) ?? EMPTY_STATS).chars >= total * 0.2) {
         for (const a of path) out.add(a)
         continue

@@ -49,6 +49,9 @@ export const attr = (element: Element, name: string): string | undefined => {
   return Array.isArray(value) ? value.join(" ") : String(value)
 }
 
+/** `<main>` or `[role=main]`: the page's own landmark for its main region. */
+export const isMainLandmark = (element: Element): boolean => element.tagName === "main" || attr(element, "role") === "main"
+
 /** Text statistics of one element and its subtree. */
 export interface Stats {
   /** characters of text, whitespace runs counted as one */

@@ -26,9 +26,17 @@ export const BLOCK_TAGS = new Set([
   "table", "tbody", "thead", "tfoot", "tr", "td", "th", "ul", "summary", "menu"
 ])
 
+/** A regular expression matching any of `alternatives` as a whole class/id token (split at spaces, `_` and `-`). */
+const classTokens = (alternatives: string): RegExp => new RegExp(`(?:^|[\\s_-])(?:${alternatives})(?:$|[\\s_-])`)
+
+/** Disclaimers, legal small print and author boxes: chrome on both paths. */
+const FINE_PRINT_AND_AUTHORS =
+  "disclaimers?|legal|fine-?print|small-?print|legal-?text|author-?box|about-?(?:the-?)?author|author-?info|author-?details|author-?card|author-?description|author-?bio"
+
 /** Class/id tokens of boilerplate blocks (navigation, widgets, comments, promotions, consent). */
-export const UNLIKELY =
-  /(?:^|[\s_-])(?:banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|suggested|similar|recommended|also-?like|more-?topics|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|author-?bio|byline|meta|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback|disclaimers?|legal|fine-?print|small-?print|legal-?text|author-?box|about-?(?:the-?)?author|author-?info|author-?details|author-?card|author-?description|author-?bio)(?:$|[\s_-])/
+export const UNLIKELY = classTokens(
+  "banner|breadcrumbs?|combx|comments?|commentlist|community|disqus|extra|foot|footer|gdpr|header|legends|menu|menus|navbar|navigation|nav|related|suggested|similar|recommended|also-?like|more-?topics|remark|replies|rss|shoutbox|sidebar|side-?bar|skyscraper|social|sponsor|sponsored|supplemental|ad-break|agegate|pagination|pager|popup|modal|cookies?|consent|newsletter|subscribe|subscription|signup|share|sharing|sharebar|promo|outbrain|taboola|recirc|trending|most-?popular|toolbar|masthead|skip|tags|tag-?list|byline|meta|breadcrumb|advert|advertisement|ads?|toc|table-of-contents|site-?header|site-?footer|topbar|top-?bar|offcanvas|off-canvas|drawer|overlay|lightbox|print|rating|reactions|feedback|" + FINE_PRINT_AND_AUTHORS
+)
 
 /**
  * Boilerplate so distinctive that size never saves it: consent managers and modal overlays
@@ -38,8 +46,9 @@ export const ALWAYS_BOILERPLATE =
   /(?:^|[\s_-])(?:onetrust|cookie|cookies|cookiebanner|cookie-?consent|consent|gdpr|ccpa|truste|didomi|usercentrics|qc-cmp2|cky|popup|modal|lightbox|sr-only|screen-reader-text|visually-?hidden)(?:$|[\s_-])/
 
 /** The chrome subset of UNLIKELY, for the multi-block path, which has no retry ladder. */
-export const CHROME_CLASS =
-  /(?:^|[\s_-])(?:breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner|disclaimers?|legal|fine-?print|small-?print|legal-?text|author-?box|about-?(?:the-?)?author|author-?info|author-?details|author-?card|author-?description|author-?bio)(?:$|[\s_-])/
+export const CHROME_CLASS = classTokens(
+  "breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner|" + FINE_PRINT_AND_AUTHORS
+)
 
 /** Per-post furniture of forum engines: user panels, signatures, post toolbars, guest prompts. */
 export const FORUM_CHROME =

@@ -33,6 +33,9 @@ const isForumFurniture = (element: Element): boolean => {
 /** Tags whose subtree is content by construction (never judged by class names). */
 const PROTECTED = new Set(["pre", "code", "table", "tbody", "thead", "tr", "td", "th", "figure", "blockquote", "math"])
 
+/** Blocks in a table cell that holds a good part of the page: a layout table's column, judged like any block. */
+const LAYOUT_BLOCKS = new Set(["div", "section", "article", "aside", "nav", "header", "footer", "form"])
+
 /**
  * Remove page chrome under `body`. `stats` must be the statistics of `body`'s own tree; a
  * block holding more than `maxShare` of the text is never removed as chrome.
@@ -56,7 +59,8 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     if (JUNK_TAGS.has(tag)) return true
     // forum engines that lay posts out in tables keep signatures inside the cells
     if (options.keepComments && options.stripUnlikely && FURNITURE_TAGS.has(tag) && isForumFurniture(element) && !bigContent(element)) return true
-    if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName))) {
+    // (blocks laid out in table cells are judged, except on threads: forum engines put each post in a cell)
+    if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName)) && (options.keepComments || !LAYOUT_BLOCKS.has(tag) || !(parent.tagName === "td" || parent.tagName === "th") || !big(parent, 0.2))) {
       protectedDepth.add(element)
       return false
     }
@@ -207,12 +211,21 @@ export const cleanContent = (content: Root, options: CleanOptions, base?: StatsT
   const stats = computeStats(content, base)
   let total = 0
   for (const child of content.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
-  return filterTree(content, (element) => {
+  // what a data table holds is data, whatever its cells' classes say (cells of links are still judged)
+  const inDataTable = new Set<Element>()
+  return filterTree(content, (element, parent) => {
     const tag = element.tagName
-    if (!CONDITIONAL.has(tag)) return false
     const s = stats.get(element) ?? EMPTY_STATS
+    if (parent.type === "element" && inDataTable.has(parent) && linkDensity(s) <= 0.5) {
+      inDataTable.add(element)
+      return false
+    }
+    if (tag === "table" && isDataTable(element, s)) {
+      inDataTable.add(element)
+      return false
+    }
+    if (!CONDITIONAL.has(tag)) return false
     if (s.chars > total * 0.6) return false
-    if (tag === "table" && isDataTable(element, s)) return false
     const ld = linkDensity(s)
     if (s.code > 0 && ld < 0.5) return false
     const weight = options.useClassWeights ? classWeight(element) : 0

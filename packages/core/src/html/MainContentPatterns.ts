@@ -121,5 +121,8 @@ export const isUnlikely = (element: Element, pattern: RegExp = UNLIKELY, rescue 
   if (role !== undefined && CHROME_ROLES.has(role)) return true
   if (s === "") return false
   if (!pattern.test(s)) return false
-  return !rescue || STRONG_CHROME.test(s) || !MAYBE.test(s)
+  if (!rescue || STRONG_CHROME.test(s)) return true
+  // a content word rescues, unless it names a part of a comment (`comments-body`, `comment-content`)
+  for (const token of s.split(" ")) if (MAYBE.test(token) && !COMMENTS.test(token)) return false
+  return true
 }

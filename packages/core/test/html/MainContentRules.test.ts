@@ -237,3 +237,28 @@ describe("data tables in scroll boxes", () => {
     expect(text).toContain("Easy run 2-5")
   })
 })
+
+describe("comments on a blog laid out in a table", () => {
+  const comment = (who: string) =>
+    `<div class="comments-body"><p>I read this twice and I still think the argument about ${who}'s garden holds, whatever the weather did that spring.</p>
+      <span class="comments-post">Posted by: <a href="mailto:x@example.com">${who}</a> at December 18, 2025 05:48 PM</span></div>`
+
+  it("drops 'comments-body' blocks (a content word qualified by 'comments' does not rescue them), also inside a layout table cell", () => {
+    const post = `<div class="blogbody"><h3 class="title">Pruning in winter</h3>${prose("pruning", 8)}</div>
+      <div class="comments-head">Comments</div>${comment("John")}${comment("Groggy")}${comment("Karl")}`
+    for (const page of [`<div id="container">${post}</div>`, `<div id="container"><table><tr><td class="blog">${post}</td></tr></table></div>`]) {
+      const text = extract(`<html><body><div id="banner"><h1><a href="/">A weblog</a></h1></div>${page}</body></html>`)
+      expect(text).toContain("Paragraph 8 about pruning")
+      expect(text).not.toContain("Groggy")
+      expect(text).not.toContain("whatever the weather")
+    }
+  })
+
+  it("keeps what a data table's cells hold whatever their classes (menu-item, share)", () => {
+    const rows = Array.from({ length: 8 }, (_, i) => `<tr><td><div class="menu-item">Soup ${i}</div></td><td><div class="share">${i + 3} EUR</div></td><td>Served on day ${i} with bread</td></tr>`).join("")
+    const table = `<table><thead><tr><th>Dish</th><th>Price</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`
+    const text = extract(`<html><body><div class="post"><h1>Lunch menu</h1>${prose("lunch", 3)}${table}${prose("dinner", 2)}</div></body></html>`)
+    expect(text).toContain("Soup 7")
+    expect(text).toContain("10 EUR")
+  })
+})

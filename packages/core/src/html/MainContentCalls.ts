@@ -45,7 +45,11 @@ const SMALL_PRINT = [
   /\b(?:unsubscribe|opt out)(?: at)? any ?time\b/,
   /\b(?:consent|consenting) to receive\b/,
   /\b(?:this|our) (?:site|website) uses cookies\b|\bwe use cookies (?:to|on|and|so|for)\b/,
-  /\bthis site is protected by (?:re|h)captcha\b/
+  /\bthis site is protected by (?:re|h)captcha\b/,
+  // a form's own status lines (shown after submitting) and a template's placeholder copy
+  /^(?:thank you|thanks)[!.,]? (?:your submission has been received|for (?:subscribing|signing up))\b/,
+  /^oops[!.,]? something went wrong while submitting\b/,
+  /^lorem ipsum dolor sit amet\b/
 ]
 
 /** The longest block text judged as small print: a paragraph of a form, not an article. */

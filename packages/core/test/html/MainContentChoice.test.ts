@@ -76,6 +76,16 @@ describe("article or multi-block path", () => {
     expect(preferBlocks({ ...base, longParasIn: 8, longParasOut: 2 })).toBe(true)
   })
 
+  it("keeps the single body of a page whose structured data declares an article unless most prose is elsewhere", () => {
+    const base = { ratio: 0.6, articleChars: 3000, blocksChars: 5000, articleLinkDensity: 0, blocksLinkDensity: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0 } as const
+    // an author box, related stories and comments beside a declared article's body
+    expect(preferBlocks({ ...base, kind: "unknown", longParasIn: 8, longParasOut: 4 })).toBe(true)
+    expect(preferBlocks({ ...base, kind: "article", longParasIn: 8, longParasOut: 4 })).toBe(false)
+    expect(preferBlocks({ ...base, kind: "article", longParasIn: 3, longParasOut: 9 })).toBe(true)
+    // without long paragraphs it is a listing whatever it declares
+    expect(preferBlocks({ ...base, kind: "article", longParasIn: 0, longParasOut: 0 })).toBe(true)
+  })
+
   it("never prefers a multi-block pick that kept nothing", () => {
     const base = { ratio: 1, articleChars: 745, blocksChars: 0, articleLinkDensity: 0.3, blocksLinkDensity: 0, longParasIn: 0, longParasOut: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown" } as const
     expect(preferBlocks(base)).toBe(false)

@@ -49,7 +49,12 @@ const SMALL_PRINT = [
   // a form's own status lines (shown after submitting) and a template's placeholder copy
   /^(?:thank you|thanks)[!.,]? (?:your submission has been received|for (?:subscribing|signing up))\b/,
   /^oops[!.,]? something went wrong while submitting\b/,
-  /^lorem ipsum dolor sit amet\b/
+  /^lorem ipsum dolor sit amet\b/,
+  // invitations to sign up, start a trial, fill in a form or rate the page
+  /^sign up (?:now|today|and|for)\b/,
+  /^(?:start|begin|get) (?:your |a )?(?:\d+[- ]day )?free trial\b|^(?:\d+[- ]day )?free trial[.!]? no credit card required\b/,
+  /^fill (?:out|in) the (?:\w+ )?form\b/,
+  /^(?:did you find what you were looking for|was this (?:page|article|answer|information) (?:helpful|useful))\b/
 ]
 
 /** The longest block text judged as small print: a paragraph of a form, not an article. */

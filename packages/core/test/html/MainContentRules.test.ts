@@ -199,6 +199,24 @@ describe("sign-up and consent small print", () => {
     expect(text).not.toContain("By subscribing")
     expect(text).not.toContain("consenting to receive")
   })
+
+  it("drops form status lines, placeholder copy and invitations to sign up, start a trial or rate the page", () => {
+    const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}
+      <p>Most growers sign up for a plot in autumn, and a free trial of the soil test kit comes with every seed order.</p>
+      <div class="w-form-done"><div>Thank you! Your submission has been received!</div></div>
+      <div class="w-form-fail"><div>Oops! Something went wrong while submitting the form.</div></div>
+      <p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>
+      <p>Sign up for 30-day free trial. No credit card required.</p>
+      <p><a href="/trial">Start your free trial</a></p>
+      <p>Fill out the form below and we will get back to you.</p>
+      <div><p>Was this page helpful?</p><button>Yes</button><button>No</button></div></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 6 about garlic")
+    expect(text).toContain("Most growers sign up for a plot")
+    for (const gone of ["Your submission has been received", "Something went wrong", "Lorem ipsum", "30-day free trial", "Start your free trial", "Fill out the form", "Was this page helpful"]) {
+      expect(text).not.toContain(gone)
+    }
+  })
 })
 
 describe("page chrome around an empty main", () => {

@@ -70,24 +70,35 @@ describe("article or multi-block path", () => {
   })
 
   it("prefers the blocks when no paragraph is long (listings, product grids)", () => {
-    const base = { ratio: 0.9, articleChars: 900, blocksChars: 1000, articleLinkDensity: 0, blocksLinkDensity: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown" } as const
+    const base = { ratio: 0.9, articleChars: 900, blocksChars: 1000, articleLinkDensity: 0, blocksLinkDensity: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown", markedBody: false } as const
     expect(preferBlocks({ ...base, longParasIn: 0, longParasOut: 0 })).toBe(true)
     expect(preferBlocks({ ...base, longParasIn: 9, longParasOut: 1 })).toBe(false)
     expect(preferBlocks({ ...base, longParasIn: 8, longParasOut: 2 })).toBe(true)
   })
 
   it("keeps the single body of a page whose structured data declares an article unless most prose is elsewhere", () => {
-    const base = { ratio: 0.6, articleChars: 3000, blocksChars: 5000, articleLinkDensity: 0, blocksLinkDensity: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0 } as const
+    const base = { ratio: 0.6, articleChars: 3000, blocksChars: 5000, articleLinkDensity: 0, blocksLinkDensity: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, markedBody: false } as const
     // an author box, related stories and comments beside a declared article's body
     expect(preferBlocks({ ...base, kind: "unknown", longParasIn: 8, longParasOut: 4 })).toBe(true)
     expect(preferBlocks({ ...base, kind: "article", longParasIn: 8, longParasOut: 4 })).toBe(false)
+    // the same when the article pick is itself a marked body (<article>, articleBody, entry-content)
+    expect(preferBlocks({ ...base, kind: "unknown", markedBody: true, longParasIn: 8, longParasOut: 4 })).toBe(false)
     expect(preferBlocks({ ...base, kind: "article", longParasIn: 3, longParasOut: 9 })).toBe(true)
     // without long paragraphs it is a listing whatever it declares
     expect(preferBlocks({ ...base, kind: "article", longParasIn: 0, longParasOut: 0 })).toBe(true)
   })
 
+  it("marks an article pick that is an <article>, an articleBody or a CMS body class, and not a plain div", () => {
+    const body = (open: string, close: string) =>
+      chrome(`<div class="wrap">${open}<h1>Silt</h1>${Array.from({ length: 8 }, (_, i) => `<p>${sentence("silt", i)}</p>`).join("")}${close}<div class="aside"><a href="/a">A</a> <a href="/b">B</a></div></div>`)
+    expect(run(body(`<div class="entry-content">`, "</div>")).features?.markedBody).toBe(true)
+    expect(run(body(`<div itemprop="articleBody">`, "</div>")).features?.markedBody).toBe(true)
+    expect(run(body(`<article>`, "</article>")).features?.markedBody).toBe(true)
+    expect(run(body(`<div class="c7">`, "</div>")).features?.markedBody).toBe(false)
+  })
+
   it("never prefers a multi-block pick that kept nothing", () => {
-    const base = { ratio: 1, articleChars: 745, blocksChars: 0, articleLinkDensity: 0.3, blocksLinkDensity: 0, longParasIn: 0, longParasOut: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown" } as const
+    const base = { ratio: 1, articleChars: 745, blocksChars: 0, articleLinkDensity: 0.3, blocksLinkDensity: 0, longParasIn: 0, longParasOut: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown", markedBody: false } as const
     expect(preferBlocks(base)).toBe(false)
   })
 })

@@ -54,7 +54,11 @@ const SMALL_PRINT = [
   /^sign up (?:now|today|and|for)\b/,
   /^(?:start|begin|get) (?:your |a )?(?:\d+[- ]day )?free trial\b|^(?:\d+[- ]day )?free trial[.!]? no credit card required\b/,
   /^fill (?:out|in) the (?:\w+ )?form\b/,
-  /^(?:did you find what you were looking for|was this (?:page|article|answer|information) (?:helpful|useful))\b/
+  /^(?:did you find what you were looking for|was this (?:page|article|answer|information) (?:helpful|useful))\b/,
+  // the site's copyright line, affiliate-link disclosures and tag lines
+  /^(?:copyright )?(?:©|\(c\)|copyright) ?(?:\d{4}[-–]?)+\b.{0,140}$|^[^.]{0,80}\ball rights reserved\.?$/,
+  /\b(?:this|the|our|some of (?:my|our)) (?:post|posts|article|articles|page|site) (?:may )?contains? affiliate links\b/,
+  /^(?:tags?|filed under|categor(?:y|ies)): /
 ]
 
 /** The longest block text judged as small print: a paragraph of a form, not an article. */

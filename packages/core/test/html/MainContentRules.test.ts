@@ -209,11 +209,16 @@ describe("sign-up and consent small print", () => {
       <p>Sign up for 30-day free trial. No credit card required.</p>
       <p><a href="/trial">Start your free trial</a></p>
       <p>Fill out the form below and we will get back to you.</p>
-      <div><p>Was this page helpful?</p><button>Yes</button><button>No</button></div></main></body></html>`
+      <div><p>Was this page helpful?</p><button>Yes</button><button>No</button></div>
+      <p>Disclosure: some of my posts contain affiliate links. If you buy through them I may earn a commission.</p>
+      <p>Tags: garlic, autumn, planting</p>
+      <p>Copyright © 2011-2025 The Garlic Journal. All rights reserved.</p>
+      <p>The garlic journal has reserved all rights to its photographs, which it licenses to schools for free.</p></main></body></html>`
     const text = extract(html)
     expect(text).toContain("Paragraph 6 about garlic")
     expect(text).toContain("Most growers sign up for a plot")
-    for (const gone of ["Your submission has been received", "Something went wrong", "Lorem ipsum", "30-day free trial", "Start your free trial", "Fill out the form", "Was this page helpful"]) {
+    expect(text).toContain("has reserved all rights to its photographs")
+    for (const gone of ["Your submission has been received", "Something went wrong", "Lorem ipsum", "30-day free trial", "Start your free trial", "Fill out the form", "Was this page helpful", "affiliate links", "Tags: garlic", "Copyright ©"]) {
       expect(text).not.toContain(gone)
     }
   })

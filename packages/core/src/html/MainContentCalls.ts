@@ -36,7 +36,9 @@ const shortText = (element: Element, limit: number): string | undefined => {
 /**
  * The small print of sign-up forms and consent banners: "By subscribing, you agree to our
  * terms", "Sign up for our newsletter", "You can unsubscribe at any time", "This site uses
- * cookies". It addresses the visitor about the site, never about the page's subject.
+ * cookies"; also a form's status lines, invitations to start a trial or rate the page, the
+ * copyright line, affiliate disclosures and tag lines. It addresses the visitor about the
+ * site, never about the page's subject.
  */
 const SMALL_PRINT = [
   /\bby (?:clicking|submitting|subscribing|signing up|registering|providing (?:my|your) (?:e-?mail|information|details)|entering (?:my|your) e-?mail|using (?:this|our) (?:site|website))\b[^.]{0,120}\b(?:i|you) (?:agree|consent|acknowledge|accept)/,

@@ -10,7 +10,7 @@ import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** A block whose whole text is one of these is a button. */
 const CALL_TO_ACTION =
-  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|start (?:your )?free trial)(?: for free| today| now| here)?[\s.!…›»→>]*$/
+  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free)(?: for free| today| now| here)?[\s.!…›»→>]*$/
 
 const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "h2", "h3", "h4", "h5", "h6", "small", "label", "form"])
 
@@ -52,7 +52,7 @@ const SMALL_PRINT = [
   /^(?:thank you|thanks)[!.,]? (?:your submission has been received|for (?:subscribing|signing up))\b/,
   /^oops[!.,]? something went wrong while submitting\b/,
   /^lorem ipsum dolor sit amet\b/,
-  // invitations to sign up, start a trial, fill in a form or rate the page
+  // invitations to sign up, start a trial (any length, so the buttons too), fill in a form or rate the page
   /^sign up (?:now|today|and|for)\b/,
   /^(?:start|begin|get) (?:your |a )?(?:\d+[- ]day )?free trial\b|^(?:\d+[- ]day )?free trial[.!]? no credit card required\b/,
   /^fill (?:out|in) the (?:\w+ )?form\b/,

@@ -5,7 +5,7 @@
  * path so the rule can be fitted on one half of the corpus and checked on the other.
  */
 import type { Element, Root } from "hast"
-import { EMPTY_STATS, type Stats, type StatsTable, classAndId, computeStats, linkDensity, walkElements } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type Stats, type StatsTable, attr, classAndId, computeStats, linkDensity, walkElements } from "./MainContentNodes.ts"
 import type { PageKind } from "./MainContentHints.ts"
 import { CONTENT_CONTAINER } from "./MainContentPatterns.ts"
 
@@ -91,8 +91,7 @@ const isMarkedBody = (article: Root): boolean =>
   article.children.some((c) => {
     if (c.type !== "element") return false
     if (c.tagName === "article") return true
-    const itemProp = c.properties.itemProp
-    if ((Array.isArray(itemProp) ? itemProp : [itemProp]).some((t) => String(t).toLowerCase() === "articlebody")) return true
+    if ((attr(c, "itemProp") ?? "").toLowerCase().split(/\s+/).includes("articlebody")) return true
     return CONTENT_CONTAINER.test(classAndId(c))
   })
 

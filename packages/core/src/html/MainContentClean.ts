@@ -33,7 +33,7 @@ const isForumFurniture = (element: Element): boolean => {
 /** Tags whose subtree is content by construction (never judged by class names). */
 const PROTECTED = new Set(["pre", "code", "table", "tbody", "thead", "tr", "td", "th", "figure", "blockquote", "math"])
 
-/** Blocks in a table cell that holds a good part of the page: a layout table's column, judged like any block. */
+/** Containers that, in a table cell holding a good part of the page, make it a layout table's column. */
 const LAYOUT_BLOCKS = new Set(["div", "section", "article", "aside", "nav", "header", "footer", "form"])
 
 /**
@@ -48,6 +48,10 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
   // (the multi-block path has no retry ladder, so it also spares whatever holds nearly everything)
   const bigContent = (element: Element) =>
     (options.chromeOnly === true && big(element, 0.8)) || (big(element) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.5)
+  // a block in a table cell that holds a fifth of the page is laid out, not tabulated: it is judged
+  // like any block, except on threads (forum engines put each post in a cell)
+  const isLayoutColumn = (tag: string, cell: Element) =>
+    !options.keepComments && LAYOUT_BLOCKS.has(tag) && (cell.tagName === "td" || cell.tagName === "th") && big(cell, 0.2)
   const protectedDepth = new Set<Element>()
   const landmarkAncestors = ancestorsOfLandmarks(body, stats, total)
   const pageFooters = footersBesideMain(body)
@@ -59,8 +63,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     if (JUNK_TAGS.has(tag)) return true
     // forum engines that lay posts out in tables keep signatures inside the cells
     if (options.keepComments && options.stripUnlikely && FURNITURE_TAGS.has(tag) && isForumFurniture(element) && !bigContent(element)) return true
-    // (blocks laid out in table cells are judged, except on threads: forum engines put each post in a cell)
-    if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName)) && (options.keepComments || !LAYOUT_BLOCKS.has(tag) || !(parent.tagName === "td" || parent.tagName === "th") || !big(parent, 0.2))) {
+    if (parent.type === "element" && (protectedDepth.has(parent) || PROTECTED.has(parent.tagName)) && !isLayoutColumn(tag, parent)) {
       protectedDepth.add(element)
       return false
     }

@@ -13,6 +13,7 @@ import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
 import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
 import { dropCallsToAction } from "./MainContentCalls.ts"
+import { dropReferenceSections } from "./MainContentHeadings.ts"
 import { isMarkedHidden } from "./MainContentPatterns.ts"
 import { type PathFeatures, pathFeatures, preferBlocks } from "./MainContentChoice.ts"
 
@@ -210,7 +211,7 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
   })
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root =>
-  dropCallsToAction(dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url), options)))
+  dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url), options))))
 
 const pickContent = (root: Root, hints: PageHints, options: MainContentOptions | undefined): Root => {
   const page = analysePage(root, hints.noscript)

@@ -285,3 +285,42 @@ describe("comments on a blog laid out in a table", () => {
     expect(text).toContain("10 EUR")
   })
 })
+
+describe("bibliographies", () => {
+  const citations = Array.from({ length: 6 }, (_, i) => `<li>Author ${i} AB, Other CD. A study of sleep ${i}. Journal of Rest. 2011;94(${i}):247-53.</li>`).join("")
+
+  it("drops a section titled 'References' up to the next heading of its level, in any markup", () => {
+    const html = `<html><body><article><h1>Sleep and diet</h1>
+      <h2>Why it matters</h2>${prose("sleep", 6)}
+      <div class="refs"><h2>References</h2><ol>${citations}</ol><h3>Further notes</h3><p>Cited works were read in full.</p></div>
+      <h2>About the clinic</h2><p>The clinic has studied sleep and diet since 1990, in three cities and with many patients.</p>
+    </article></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 6 about sleep")
+    expect(text).not.toContain("References")
+    expect(text).not.toContain("A study of sleep")
+    expect(text).not.toContain("Cited works were read")
+    expect(text).toContain("The clinic has studied sleep")
+  })
+
+  it("takes a bold or bare paragraph that only says 'Sources' or 'Citations' for the title", () => {
+    for (const title of ["<p><strong>Citations</strong></p>", "<p>Sources</p>", "<div>Bibliography:</div>"]) {
+      const text = extract(`<html><body><article><h1>Sleep and diet</h1>${prose("sleep", 6)}${title}<ul>${citations}</ul></article></body></html>`)
+      expect(text).toContain("Paragraph 6 about sleep")
+      expect(text).not.toContain("A study of sleep 3")
+    }
+  })
+
+  it("keeps an API 'Reference' section, a code block that says REFERENCES and prose that mentions references", () => {
+    const html = `<html><body><main><h1>useThing</h1>${prose("hooks", 4)}
+      <h2>Reference</h2><p>useThing(initial) returns the current thing and a setter for it.</p>
+      <pre><code>CREATE TABLE a (id INT,
+  user_id INT, FOREIGN KEY(user_id) <span>REFERENCES</span> users (id))</code></pre>
+      <p>References to other tables are checked when rows are written.</p>${prose("tables", 3)}</main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("returns the current thing")
+    expect(text).toContain("REFERENCES users")
+    expect(text).toContain("References to other tables")
+    expect(text).toContain("Paragraph 3 about tables")
+  })
+})

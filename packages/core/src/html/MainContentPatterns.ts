@@ -58,8 +58,11 @@ export const FORUM_CHROME =
 export const STRONG_CHROME =
   /(?:^|[\s_-])(?:related|upsells?|up-sells?|cross-?sells?|crosssells?|also-?like|you-?may-?also-?like|recommended|share|sharing|social|breadcrumbs?|pagination|pager|navbar|navigation)(?:$|[\s_-])/
 
-/** Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. */
-export const MAYBE = /(?:^|[\s_-])(?:and|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
+/**
+ * Class/id tokens that rescue an element from UNLIKELY: it might be the content wrapper. A FAQ
+ * is content whatever else its class says (Webflow's `faq_tabs-menu` holds the answers).
+ */
+export const MAYBE = /(?:^|[\s_-])(?:and|faqs?|article|body|column|content|main|shadow|post|entry|story|text|prose|markdown|article-?body|post-?body)(?:$|[\s_-])/
 
 export const POSITIVE =
   /(?:^|[\s_-])(?:article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose|markdown|article-?body|post-?content|entry-?content|rich-?text|documentation|docs?)(?:$|[\s_-])/

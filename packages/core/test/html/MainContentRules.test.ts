@@ -324,3 +324,17 @@ describe("bibliographies", () => {
     expect(text).toContain("Paragraph 3 about tables")
   })
 })
+
+describe("FAQ widgets", () => {
+  it("keeps questions and answers inside a FAQ block whose class also says menu (Webflow tabs)", () => {
+    const faq = Array.from({ length: 3 }, (_, i) =>
+      `<div class="faq_tabs-menu-link"><h3>Question ${i} about plans?</h3><div class="faq_tabs-mobile"><p>Answer ${i}: every plan includes monitoring, alerts and help from a real person when something goes wrong.</p></div></div>`
+    ).join("")
+    const html = `<html><body><nav class="menu"><a href="/">Home</a> <a href="/plans">Plans</a></nav><main><h1>Identity protection</h1>${prose("protection", 5)}
+      <h2>Frequently Asked Questions</h2><div class="faq_tabs"><div class="faq_tabs-menu">${faq}</div></div></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Question 2 about plans?")
+    expect(text).toContain("Answer 2: every plan includes monitoring")
+    expect(text).not.toContain("Home Plans")
+  })
+})

@@ -69,7 +69,7 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     }
     // big prose blocks hidden in the markup are swapped in by scripts (streamed React) or tabs,
     // unless they only repeat what the page shows (a raw-markdown copy for agents, a summary)
-    if (options.stripHidden && isHidden(element)) {
+    if (options.stripHidden && isHidden(element) && !followsExpander(element, parent)) {
       return !(big(element, 0.25) && linkDensity(stats.get(element) ?? EMPTY_STATS) < 0.4) || (bodyWords ??= wordCounts(body)) !== undefined && repeatsRest(element, bodyWords)
     }
     if (tag === "body" || tag === "html") return false
@@ -94,6 +94,30 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     return false
   }, unhide)
 }
+
+/**
+ * A hidden panel opened by the toggle just before it: a heading wrapping a button with
+ * `aria-expanded` (the ARIA accordion pattern), or a toggle whose `aria-controls` names the
+ * panel. Readers open it, so it is content; a toggled menu is still judged as chrome by the
+ * other rules.
+ */
+const followsExpander = (element: Element, parent: Root | Element): boolean => {
+  const i = parent.children.indexOf(element)
+  for (let j = i - 1; j >= 0; j--) {
+    const sibling = parent.children[j]
+    if (sibling.type === "text" && sibling.value.trim() === "") continue
+    if (sibling.type !== "element") return false
+    const id = attr(element, "id")
+    return holdsExpander(sibling, 3, (toggle) => HEADING_TAGS.has(sibling.tagName) || (id !== undefined && attr(toggle, "ariaControls") === id))
+  }
+  return false
+}
+
+const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"])
+
+const holdsExpander = (element: Element, depth: number, opens: (toggle: Element) => boolean): boolean =>
+  (attr(element, "ariaExpanded") !== undefined && opens(element)) ||
+  (depth > 0 && element.children.some((c) => c.type === "element" && holdsExpander(c, depth - 1, opens)))
 
 /** Lower-cased words of the text under `node` (scripts and styles left out), with their counts. */
 const wordCounts = (node: Root | Element): Map<string, number> => {

@@ -79,8 +79,8 @@ export const COMMENTS = /(?:^|[\s_-])(?:comments?|commentlist|comment-list|disqu
 
 export const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i
 
-/** Tab panels and accordion bodies: hidden until clicked, but part of the content. */
-const DISCLOSED = /(?:^|[\s_-])(?:tab-?pane|tabpanel|tab-?content|accordion|collapse|panel)(?:$|[\s_-])/
+/** Tab panels, accordion and toggle bodies: hidden until clicked, but part of the content. */
+const DISCLOSED = /(?:^|[\s_-])(?:toggle|tab-?pane|tabpanel|tab-?content|accordion|collapse|panel)(?:$|[\s_-])/
 
 /** Elements the page hides from readers (not counting tabs and accordions, which readers open). */
 export const isHidden = (element: Element): boolean => {

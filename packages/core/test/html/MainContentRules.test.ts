@@ -113,6 +113,26 @@ describe("streamed pages", () => {
   })
 })
 
+describe("disclosures", () => {
+  const answer = (n: number) => `Answer ${n}: the shoe weighs about nine ounces, light for a cushioned trainer, and the foam keeps its bounce for months.`
+
+  it("keeps hidden panels opened by a heading's toggle, a toggle naming them, or a toggle widget's content", () => {
+    const accordion = [1, 2, 3].map((n) => `<h3><button aria-expanded="false">Question ${n}</button></h3><div hidden aria-hidden="true"><p>${answer(n)}</p></div>`).join("")
+    const controlled = `<div><button aria-expanded="false" aria-controls="panel-4">Question 4</button></div><div id="panel-4" style="display:none"><p>${answer(4)}</p></div>`
+    const toggle = `<div class="toggle"><span>Question 5</span><div class="toggle__content" style="display: none"><p>${answer(5)}</p></div></div>`
+    const text = extract(`<html><body><main><h1>Running shoes</h1>${prose("shoes", 6)}${accordion}${controlled}${toggle}</main></body></html>`)
+    for (const n of [1, 3, 4, 5]) expect(text).toContain(`Answer ${n}: the shoe weighs`)
+  })
+
+  it("still drops a hidden popover after a dropdown toggle that neither heads nor names it", () => {
+    const html = `<html><body><main><h1>Running shoes</h1>${prose("shoes", 6)}
+      <span><a aria-expanded="false" href="#">Add to list</a></span><div style="display:none"><p>There was an error retrieving your wish lists, please try again later.</p></div></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 6 about shoes")
+    expect(text).not.toContain("error retrieving your wish lists")
+  })
+})
+
 describe("repeated passages", () => {
   it("keeps one copy of a passage sent twice (desktop and mobile layouts) and keeps short repeated labels", () => {
     const intro = "Our studio designs packaging for small cosmetic brands, from the first sketch to the printed box."

@@ -358,3 +358,21 @@ describe("FAQ widgets", () => {
     expect(text).not.toContain("Home Plans")
   })
 })
+
+describe("headers of sections", () => {
+  const feature = (n: number) =>
+    `<section class="feature-${n}"><header class="flex p-6"><h2>Feature ${n} headline</h2><p>Lead ${n}: record your screen and camera together and share a link in seconds.</p></header>
+      <p>Detail ${n}: teams use recordings to explain work without another meeting, and viewers reply with comments, emoji and tasks right beside the video.</p></section>`
+
+  it("keeps the header of each section of a landing page, drops the site banner and an entry's byline header", () => {
+    const html = `<html><body><header class="site"><a href="/">Logo</a> <a href="/pricing">Pricing</a> <a href="/login">Log in</a></header>
+      <main>${[1, 2, 3, 4].map(feature).join("")}
+      <section><header><h1>Latest from the blog</h1><time datetime="2025-01-01">January 1, 2025</time> Posted by the team</header></section></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Feature 3 headline")
+    expect(text).toContain("Lead 4: record your screen")
+    expect(text).toContain("Detail 4: teams use recordings")
+    expect(text).not.toContain("Pricing")
+    expect(text).not.toContain("Posted by the team")
+  })
+})

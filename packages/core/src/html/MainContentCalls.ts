@@ -66,12 +66,57 @@ const SMALL_PRINT = [
 /** The longest block text judged as small print: a paragraph of a form, not an article. */
 const MAX_SMALL_PRINT_CHARS = 400
 
-/** Drop blocks and links whose whole text is a call to action, and sign-up or consent small print. */
+/**
+ * A ticker: one short phrase said over and over ("Book now * Book now * Book now ..."), a
+ * marquee drawn with a run of copies for its scrolling animation. Never prose. Words are
+ * compared, separators (bullets, stars, dashes, bars) ignored, in linear time per period.
+ */
+const isTicker = (text: string): boolean => {
+  const words = text.split(/[\s*·•|/\\–—-]+/).filter((w) => w !== "")
+  for (let period = 1; period <= MAX_TICKER_PERIOD && period * 4 <= words.length; period++) {
+    if (words.slice(0, period).join(" ").length < 3) continue
+    let i = period
+    while (i < words.length && words[i] === words[i % period]) i++
+    if (i === words.length) return true
+  }
+  return false
+}
+
+/** The most words in a ticker's phrase. */
+const MAX_TICKER_PERIOD = 12
+
+/** The longest block text tested for a ticker. */
+const MAX_TICKER_CHARS = 4000
+
+const TICKER_RUNS = new Set(["ul", "ol", "div", "section"])
+
+/** The same ticker drawn as a run of identical items: at least four children, all with one short text. */
+const isTickerRun = (element: Element): boolean => {
+  if (!TICKER_RUNS.has(element.tagName)) return false
+  let first: string | undefined
+  let count = 0
+  for (const child of element.children) {
+    if (child.type === "text") {
+      if (child.value.trim() !== "") return false
+      continue
+    }
+    if (child.type !== "element") continue
+    const text = shortText(child, 100)
+    if (text === undefined || text.length < 3 || (first !== undefined && text !== first)) return false
+    first = text
+    count++
+  }
+  return count >= 4
+}
+
+/** Drop blocks and links whose whole text is a call to action, sign-up or consent small print, or a ticker. */
 export const dropCallsToAction = (content: Root): Root =>
   filterTree(content, (element) => {
+    if (isTickerRun(element)) return true
     if (!CTA_TAGS.has(element.tagName) || hasBlockChild(element)) return false
-    const text = shortText(element, MAX_SMALL_PRINT_CHARS)
+    const text = shortText(element, MAX_TICKER_CHARS)
     if (text === undefined) return false
     if (text.length <= MAX_CTA_CHARS && CALL_TO_ACTION.test(text)) return true
-    return SMALL_PRINT.some((re) => re.test(text))
+    if (text.length <= MAX_SMALL_PRINT_CHARS && SMALL_PRINT.some((re) => re.test(text))) return true
+    return isTicker(text)
   })

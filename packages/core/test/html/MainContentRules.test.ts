@@ -205,6 +205,26 @@ describe("calls to action", () => {
   })
 })
 
+describe("tickers", () => {
+  it("drops a phrase repeated as a marquee, as one block or as a run of identical items, and keeps lists of distinct items", () => {
+    const ticker = Array.from({ length: 12 }, () => "Book Now *").join("")
+    const run = `<div class="t1"><ul>${Array.from({ length: 8 }, () => "<li><p>SECURE YOUR SPOT - ENROL NOW</p></li>").join("")}</ul></div>`
+    const steps = `<ul>${["Mix the flour", "Add the water", "Knead the dough", "Bake for an hour"].map((t) => `<li>${t}</li>`).join("")}</ul>`
+    const text = extract(`<html><body><main><h1>Bread class</h1>${prose("bread", 6)}<p>${ticker}</p>${run}${steps}</main></body></html>`)
+    expect(text).toContain("Paragraph 6 about bread")
+    expect(text).not.toContain("Book Now")
+    expect(text).not.toContain("SECURE YOUR SPOT")
+    expect(text).toContain("Knead the dough")
+  })
+
+  it("judges long separator-heavy blocks in linear time (no backtracking blow-up)", () => {
+    const odd = `<p>${"- - ".repeat(1000)}x</p><p>${"ab ".repeat(1300)}z</p><p>${"-a -a ".repeat(600)}q</p>`
+    const text = extract(`<html><body><main><h1>Bread class</h1>${prose("bread", 6)}${odd}</main></body></html>`)
+    expect(text).toContain("Paragraph 6 about bread")
+    expect(text).toContain("ab ab ab")
+  })
+})
+
 describe("sign-up and consent small print", () => {
   it("drops newsletter and consent small print, keeps prose that mentions subscribing or cookies", () => {
     const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}

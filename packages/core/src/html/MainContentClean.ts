@@ -7,7 +7,7 @@
  */
 import type { Element, Root } from "hast"
 import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
-import { isRecirculationBlock } from "./MainContentHeadings.ts"
+import { HEADING, isRecirculationBlock } from "./MainContentHeadings.ts"
 import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isMarkedHidden, isUnlikely } from "./MainContentPatterns.ts"
 
 export interface PruneOptions {
@@ -105,18 +105,15 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
  * other rules.
  */
 const followsExpander = (element: Element, parent: Root | Element): boolean => {
-  const i = parent.children.indexOf(element)
-  for (let j = i - 1; j >= 0; j--) {
+  const id = attr(element, "id")
+  for (let j = parent.children.indexOf(element) - 1; j >= 0; j--) {
     const sibling = parent.children[j]
     if (sibling.type === "text" && sibling.value.trim() === "") continue
     if (sibling.type !== "element") return false
-    const id = attr(element, "id")
-    return holdsExpander(sibling, 3, (toggle) => HEADING_TAGS.has(sibling.tagName) || (id !== undefined && attr(toggle, "ariaControls") === id))
+    return holdsExpander(sibling, 3, (toggle) => HEADING.has(sibling.tagName) || (id !== undefined && attr(toggle, "ariaControls") === id))
   }
   return false
 }
-
-const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"])
 
 const holdsExpander = (element: Element, depth: number, opens: (toggle: Element) => boolean): boolean =>
   (attr(element, "ariaExpanded") !== undefined && opens(element)) ||
@@ -173,7 +170,6 @@ const footersBesideMain = (body: Root | Element): Set<Element> => {
   return hasMain ? new Set(footers) : new Set()
 }
 
-/** Ancestors of `<main>` and `[role=main]` elements that hold a fifth of the text. */
 /** What a page's title header holds, and an article's byline header: not a section's heading group. */
 const TITLE_OR_DATE = new Set(["h1", "time"])
 
@@ -200,6 +196,7 @@ const headersOfSections = (body: Root | Element): Set<Element> => {
   return out
 }
 
+/** Ancestors of `<main>` and `[role=main]` elements that hold a fifth of the text. */
 const ancestorsOfLandmarks = (body: Root | Element, stats: StatsTable, total: number): Set<Element> => {
   const out = new Set<Element>()
   const path: Array<Element> = []

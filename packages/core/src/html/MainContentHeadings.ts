@@ -6,6 +6,7 @@
  */
 import type { Element, Root } from "hast"
 import { EMPTY_STATS, type StatsTable, attr, filterTree, linkDensity } from "./MainContentNodes.ts"
+import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** Whole-heading phrases of recommendation, promotion and sharing widgets (several languages). */
 const RECIRCULATION = new RegExp(
@@ -35,7 +36,7 @@ const RECIRCULATION = new RegExp(
     ")[.:!…]*$"
 )
 
-const HEADING = new Set(["h1", "h2", "h3", "h4", "h5", "h6"])
+export const HEADING = new Set(["h1", "h2", "h3", "h4", "h5", "h6"])
 
 /** Text of a heading, whitespace collapsed, lower-cased; undefined when long (not a widget title). */
 const headingText = (heading: Element): string | undefined => {
@@ -105,7 +106,7 @@ const TITLE_BLOCKS = new Set(["p", "div"])
 /** The outline level of a heading (1-6), 7 for a block that is only a bold or bare title, else undefined. */
 const titleLevel = (element: Element): number | undefined => {
   if (HEADING.has(element.tagName)) return Number(element.tagName[1])
-  if (attr(element, "role") === "heading") return Number(attr(element, "aria-level") ?? 2) || 2
+  if (attr(element, "role") === "heading") return Number(attr(element, "ariaLevel") ?? 2) || 2
   return TITLE_BLOCKS.has(element.tagName) ? 7 : undefined
 }
 
@@ -126,13 +127,8 @@ export const dropReferenceSections = (content: Root): Root => {
     if (open !== undefined) return !holdsHeading(element, open)
     if (level === undefined) return false
     const text = headingText(element)
-    if (text === undefined || !REFERENCES_TITLE.test(text) || (level === 7 && hasBlockInside(element))) return false
+    if (text === undefined || !REFERENCES_TITLE.test(text) || (level === 7 && hasBlockChild(element))) return false
     open = level
     return true
   })
 }
-
-const BLOCKS = new Set(["p", "div", "ul", "ol", "table", "section", "article", "blockquote", "pre", "dl", "figure", "h1", "h2", "h3", "h4", "h5", "h6"])
-
-/** A title block holds only inline content. */
-const hasBlockInside = (element: Element): boolean => element.children.some((c) => c.type === "element" && (BLOCKS.has(c.tagName) || hasBlockInside(c)))

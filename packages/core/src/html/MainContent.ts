@@ -8,7 +8,7 @@
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { cleanContent, prunePage } from "./MainContentClean.ts"
-import { EMPTY_STATS, type StatsTable, computeStats, filterTree, findBody, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type StatsTable, classAndId, computeStats, filterTree, findBody, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
 import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
@@ -210,8 +210,30 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
     return linkDensity(s) > 0.6 && s.chars < total * 0.3
   })
 
-export const extractMainContent = (root: Root, options?: MainContentOptions): Root =>
-  dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(pickContent(root, options?.hints ?? readHints(root, options?.url), options))))
+export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
+  const hints = options?.hints ?? readHints(root, options?.url)
+  const picked = pickContent(root, hints, options)
+  return dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked)))
+}
+
+/** Class/id tokens of customer review widgets. */
+const REVIEWS = /(?:^|[\s_-])(?:reviews?|ratings?-?(?:and|&)?-?reviews?)(?:$|[\s_-])/i
+
+/**
+ * On a product page, customer reviews are what comments are to an article: voices about the
+ * product, not the page's description and specifications. WCXB's product references leave
+ * them out (about 2,970 words of review widgets kept before, against 300 in the references).
+ * A review block that holds most of what was picked is left alone: then it is the page.
+ */
+const dropReviews = (content: Root): Root => {
+  const stats = computeStats(content)
+  let total = 0
+  for (const child of content.children) if (child.type === "element") total += (stats.get(child) ?? EMPTY_STATS).chars
+  return filterTree(content, (element) => {
+    const ci = classAndId(element)
+    return ci !== "" && REVIEWS.test(ci) && (stats.get(element) ?? EMPTY_STATS).chars < total * 0.5
+  })
+}
 
 const pickContent = (root: Root, hints: PageHints, options: MainContentOptions | undefined): Root => {
   const page = analysePage(root, hints.noscript)

@@ -398,3 +398,27 @@ describe("headers of sections", () => {
     expect(text).not.toContain("Posted by the team")
   })
 })
+
+describe("customer reviews on product pages", () => {
+  const review = (who: string) =>
+    `<div class="review-item"><p>${who} wrote: the neck feels great and the frets were smooth out of the box, but the setup needed a small truss rod tweak.</p></div>`
+  const product = `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Player II Strat"}</script>`
+
+  it("drops the review widgets of a product page and keeps its description and specifications", () => {
+    const html = `<html><head>${product}</head><body><main><h1>Player II Strat</h1>
+      <div class="description">${prose("the guitar", 4)}<ul><li>Body: Alder</li><li>Neck: Maple</li><li>Frets: 22</li></ul></div>
+      <section id="reviews"><h2>Customer reviews</h2>${review("Ann")}${review("Bo")}${review("Cy")}</section></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 4 about the guitar")
+    expect(text).toContain("Neck: Maple")
+    expect(text).not.toContain("Bo wrote")
+  })
+
+  it("keeps review blocks on pages that are not products (a review article is its content)", () => {
+    const html = `<html><body><main><h1>Player II Strat, reviewed</h1><div class="review-body">${prose("the guitar", 6)}</div>
+      <div class="review">${review("Ann")}</div></main></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 6 about the guitar")
+    expect(text).toContain("Ann wrote")
+  })
+})

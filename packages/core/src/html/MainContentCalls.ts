@@ -37,8 +37,9 @@ const shortText = (element: Element, limit: number): string | undefined => {
  * The small print of sign-up forms and consent banners: "By subscribing, you agree to our
  * terms", "Sign up for our newsletter", "You can unsubscribe at any time", "This site uses
  * cookies"; also a form's status lines, invitations to start a trial or rate the page, the
- * copyright line, affiliate disclosures and tag lines. It addresses the visitor about the
- * site, never about the page's subject.
+ * copyright line, affiliate disclosures, tag lines and the conditions of an offer ("while
+ * supplies last", "subject to credit approval"). It addresses the visitor about the site or
+ * the sale, never about the page's subject.
  */
 const SMALL_PRINT = [
   /\bby (?:clicking|submitting|subscribing|signing up|registering|providing (?:my|your) (?:e-?mail|information|details)|entering (?:my|your) e-?mail|using (?:this|our) (?:site|website))\b[^.]{0,120}\b(?:i|you) (?:agree|consent|acknowledge|accept)/,
@@ -60,7 +61,9 @@ const SMALL_PRINT = [
   // the site's copyright line, affiliate-link disclosures and tag lines
   /^(?:copyright )?(?:©|\(c\)|copyright) ?(?:\d{4}[-–]?)+\b.{0,140}$|^[^.]{0,80}\ball rights reserved\.?$/,
   /\b(?:this|the|our|some of (?:my|our)) (?:post|posts|article|articles|page|site) (?:may )?contains? affiliate links\b/,
-  /^(?:tags?|filed under|categor(?:y|ies)): /
+  /^(?:tags?|filed under|categor(?:y|ies)): /,
+  // an offer's conditions
+  /\b(?:subject to credit approval|not (?:be )?combinable|cannot be combined with|while supplies last|see (?:store|site) for details|offer (?:is )?valid|(?:terms|exclusions|restrictions) (?:and conditions )?(?:may )?apply|minimum monthly payments? required)\b/
 ]
 
 /** The longest block text judged as small print: a paragraph of a form, not an article. */

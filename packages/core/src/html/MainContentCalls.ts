@@ -10,9 +10,9 @@ import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** A block whose whole text is one of these is a button. */
 const CALL_TO_ACTION =
-  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|read (?:the )?full (?:article|story|post|review)|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|contact us|get (?:a |your )?(?:free )?quote|discussion about this post|ready for more\??|no posts)(?: for free| today| now| here)?[\s.!…›»→>]*$/
+  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|read (?:the )?full (?:article|story|post|review)|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|contact us|get (?:a |your )?(?:free )?quote|discussion about this post|ready for more\??|no posts|reply|report(?: (?:inappropriate content|post|abuse|this post))?|code: select all|select all|click to expand)(?: for free| today| now| here)?[\s.!…›»→>]*$/
 
-const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "h2", "h3", "h4", "h5", "h6", "small", "label", "form"])
+const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "dd", "dt", "h2", "h3", "h4", "h5", "h6", "small", "label", "form"])
 
 /** The longest block text judged as a call to action. */
 const MAX_CTA_CHARS = 40
@@ -65,6 +65,9 @@ const SMALL_PRINT = [
   // an offer's conditions
   /\b(?:subject to credit approval|not (?:be )?combinable|cannot be combined with|while supplies last|see (?:store|site) for details|offer (?:is )?valid|(?:terms|exclusions|restrictions) (?:and conditions )?(?:may )?apply|minimum monthly payments? required)\b/
 ]
+
+/** A forum post's furniture around its text: the poster's badges and counters, the vote widget. */
+const POST_FURNITURE = /^(?:original poster|join(?:ed)? date: .{1,20}|joined: .{1,20}|(?:posts|messages|reaction score): [\d,.]+k?|[\d,.]+k? (?:views|replies)|upvote \d* ?downvote)$/
 
 /** The longest block text judged as small print: a paragraph of a form, not an article. */
 const MAX_SMALL_PRINT_CHARS = 400
@@ -119,7 +122,7 @@ export const dropCallsToAction = (content: Root): Root =>
     if (!CTA_TAGS.has(element.tagName) || hasBlockChild(element)) return false
     const text = shortText(element, MAX_TICKER_CHARS)
     if (text === undefined) return false
-    if (text.length <= MAX_CTA_CHARS && CALL_TO_ACTION.test(text)) return true
+    if (text.length <= MAX_CTA_CHARS && (CALL_TO_ACTION.test(text) || POST_FURNITURE.test(text))) return true
     if (text.length <= MAX_SMALL_PRINT_CHARS && SMALL_PRINT.some((re) => re.test(text))) return true
     return isTicker(text)
   })

@@ -67,7 +67,7 @@ const SMALL_PRINT = [
 ]
 
 /** A forum post's furniture around its text: the poster's badges and counters, the vote widget. */
-const POST_FURNITURE = /^(?:original poster|join(?:ed)? date: .{1,20}|joined: .{1,20}|(?:posts|messages|reaction score): [\d,.]+k?|[\d,.]+k? (?:views|replies)|upvote \d* ?downvote)$/
+const POST_FURNITURE = /^(?:original poster|join(?:ed)? date: .{1,20}|joined: .{1,20}|(?:posts|messages|reaction score): [\d,.]+k?|[\d,.]+k? (?:views|replies|likes?)|followers:? [\d,.]+k?|upvote \d* ?downvote|quote|go to topic listing)$/
 
 /** The longest block text judged as small print: a paragraph of a form, not an article. */
 const MAX_SMALL_PRINT_CHARS = 400

@@ -10,7 +10,7 @@ import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** A block whose whole text is one of these is a button. */
 const CALL_TO_ACTION =
-  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|read (?:the )?full (?:article|story|post|review)|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|contact us|get (?:a |your )?(?:free )?quote|discussion about this post|ready for more\??|no posts|reply|report(?: (?:inappropriate content|post|abuse|this post))?|code: select all|select all|click to expand)(?: for free| today| now| here)?[\s.!…›»→>]*$/
+  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|read (?:the )?full (?:article|story|post|review)|read (?:the )?case study|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|contact us|get (?:a |your )?(?:free )?quote|discussion about this post|ready for more\??|no posts|reply|report(?: (?:inappropriate content|post|abuse|this post))?|code: select all|select all|click to expand|loading|sponsored|advertisement)(?: for free| today| now| here)?[\s.!…›»→>]*$/
 
 const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "dd", "dt", "h2", "h3", "h4", "h5", "h6", "small", "label", "form"])
 

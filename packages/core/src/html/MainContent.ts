@@ -217,7 +217,7 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
 }
 
 /** Class/id tokens of customer review widgets. */
-const REVIEWS = /(?:^|[\s_-])(?:reviews?|ratings?-?(?:and|&)?-?reviews?)(?:$|[\s_-])/i
+const REVIEWS = /(?:^|[\s_-])(?:reviews?|ratings?-?(?:and|&)?-?reviews?)(?:$|[\s_-])/
 
 /**
  * On a product page, customer reviews are what comments are to an article: voices about the

@@ -2,7 +2,8 @@
  * Calls to action: "Sign up", "Leave a comment", "Read more", "Add to cart". When such a phrase
  * is the whole text of a block it is a button drawn as a link or a heading, an invitation to go
  * elsewhere, never what the page says; references leave them out. Phrases inside running text
- * are untouched.
+ * are untouched. The same pass drops widget labels, a forum post's counters and badges, the
+ * small print of forms and offers, and tickers.
  */
 import type { Element, Root } from "hast"
 import { filterTree } from "./MainContentNodes.ts"
@@ -10,7 +11,7 @@ import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** A block whose whole text is one of these is a button. */
 const CALL_TO_ACTION =
-  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|read (?:the )?full (?:article|story|post|review)|read (?:the )?case study|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|contact us|get (?:a |your )?(?:free )?quote|discussion about this post|ready for more\??|no posts|reply|report(?: (?:inappropriate content|post|abuse|this post))?|code: select all|select all|click to expand|loading|sponsored|advertisement)(?: for free| today| now| here)?[\s.!…›»→>]*$/
+  /^(?:sign ?up|sign in|log ?in|register|subscribe|join now|join us|get started|book a demo|request a (?:quote|demo)|learn more|read more|read (?:the )?full (?:article|story|post|review)|read (?:the )?case study|see more|show more|view all|view more|load more|leave a (?:comment|reply)|log in to reply|add a comment|click to (?:expand|shrink)|skip to (?:main )?content|add to (?:cart|bag|basket|wishlist)|buy now|shop now|try (?:it )?(?:for )?free|contact us|get (?:a |your )?(?:free )?quote|discussion about this post|ready for more\??|no posts|reply|report(?: (?:inappropriate content|post|abuse|this post))?|code: select all|select all)(?: for free| today| now| here)?[\s.!…›»→>]*$/
 
 const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "dd", "dt", "h2", "h3", "h4", "h5", "h6", "small", "label", "form"])
 
@@ -65,6 +66,9 @@ const SMALL_PRINT = [
   // an offer's conditions
   /\b(?:subject to credit approval|not (?:be )?combinable|cannot be combined with|while supplies last|see (?:store|site) for details|offer (?:is )?valid|(?:terms|exclusions|restrictions) (?:and conditions )?(?:may )?apply|minimum monthly payments? required)\b/
 ]
+
+/** Labels of widgets rather than text: a loading placeholder, an ad slot's caption. */
+const WIDGET_LABEL = /^(?:loading|sponsored|advertisement)[\s.…]*$/
 
 /** A forum post's furniture around its text: the poster's badges and counters, the vote widget. */
 const POST_FURNITURE = /^(?:original poster|join(?:ed)? date: .{1,20}|joined: .{1,20}|(?:posts|messages|reaction score): [\d,.]+k?|[\d,.]+k? (?:views|replies|likes?)|followers:? [\d,.]+k?|upvote \d* ?downvote|quote|go to topic listing)$/
@@ -122,7 +126,7 @@ export const dropCallsToAction = (content: Root): Root =>
     if (!CTA_TAGS.has(element.tagName) || hasBlockChild(element)) return false
     const text = shortText(element, MAX_TICKER_CHARS)
     if (text === undefined) return false
-    if (text.length <= MAX_CTA_CHARS && (CALL_TO_ACTION.test(text) || POST_FURNITURE.test(text))) return true
+    if (text.length <= MAX_CTA_CHARS && (CALL_TO_ACTION.test(text) || WIDGET_LABEL.test(text) || POST_FURNITURE.test(text))) return true
     if (text.length <= MAX_SMALL_PRINT_CHARS && SMALL_PRINT.some((re) => re.test(text))) return true
     return isTicker(text)
   })

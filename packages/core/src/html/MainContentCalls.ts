@@ -78,10 +78,13 @@ const MAX_SMALL_PRINT_CHARS = 400
 
 /**
  * A ticker: one short phrase said over and over ("Book now * Book now * Book now ..."), a
- * marquee drawn with a run of copies for its scrolling animation. Never prose. Words are
- * compared, separators (bullets, stars, dashes, bars) ignored, in linear time per period.
+ * marquee drawn with a run of copies for its scrolling animation. Words are compared,
+ * separators (bullets, stars, dashes, bars) ignored, in linear time per period; a phrase with
+ * sentence punctuation is prose said twice, not a ticker.
  */
 const isTicker = (text: string): boolean => {
+  // sentences repeated (filler, a test page) are prose, however dull
+  if (/[.,;:!?]/.test(text)) return false
   const words = text.split(/[\s*·•|/\\–—-]+/).filter((w) => w !== "")
   for (let period = 1; period <= MAX_TICKER_PERIOD && period * 4 <= words.length; period++) {
     if (words.slice(0, period).join(" ").length < 3) continue

@@ -234,6 +234,12 @@ describe("tickers", () => {
     expect(text).toContain("Knead the dough")
   })
 
+  it("keeps a repeated sentence (filler text of a test page is still prose)", () => {
+    const filler = "A sentence of real article text, with commas, that goes on. ".repeat(12)
+    const text = extract(`<html><body><main><h1>Heading</h1><p>${filler}</p></main></body></html>`)
+    expect(text).toContain("A sentence of real article text, with commas")
+  })
+
   it("judges long separator-heavy blocks in linear time (no backtracking blow-up)", () => {
     const odd = `<p>${"- - ".repeat(1000)}x</p><p>${"ab ".repeat(1300)}z</p><p>${"-a -a ".repeat(600)}q</p>`
     const text = extract(`<html><body><main><h1>Bread class</h1>${prose("bread", 6)}${odd}</main></body></html>`)

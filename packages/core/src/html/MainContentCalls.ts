@@ -2,7 +2,7 @@
  * Calls to action: "Sign up", "Leave a comment", "Read more", "Add to cart". When such a phrase
  * is the whole text of a block it is a button drawn as a link or a heading, an invitation to go
  * elsewhere, never what the page says; references leave them out. Phrases inside running text
- * are untouched. The same pass drops widget labels, a forum post's counters and badges, the
+ * are untouched. The same pass drops widget labels, a forum post's counters, badges and timestamps, the
  * small print of forms and offers, and tickers.
  */
 import type { Element, Root } from "hast"
@@ -70,6 +70,10 @@ const SMALL_PRINT = [
 /** Labels of widgets rather than text: a loading placeholder, an ad slot's caption. */
 const WIDGET_LABEL = /^(?:loading|sponsored|advertisement)[\s.…]*$/
 
+/** A bare timestamp as a whole block (a post's or comment's time), date and clock time both. */
+const TIMESTAMP =
+  /^(?:\d{4}-\d{2}-\d{2}[ t]\d{2}:\d{2}(?::\d{2})?(?: ?[+-]\d{2}:?\d{2}|z)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2},? \d{4},? (?:at )?\d{1,2}:\d{2}(?: ?[ap]m)?)$/
+
 /** A forum post's furniture around its text: the poster's badges and counters, the vote widget. */
 const POST_FURNITURE = /^(?:original poster|join(?:ed)? date: .{1,20}|joined: .{1,20}|(?:posts|messages|reaction score): [\d,.]+k?|[\d,.]+k? (?:views|replies|likes?)|followers:? [\d,.]+k?|upvote \d* ?downvote|quote|go to topic listing)$/
 
@@ -129,7 +133,7 @@ export const dropCallsToAction = (content: Root): Root =>
     if (!CTA_TAGS.has(element.tagName) || hasBlockChild(element)) return false
     const text = shortText(element, MAX_TICKER_CHARS)
     if (text === undefined) return false
-    if (text.length <= MAX_CTA_CHARS && (CALL_TO_ACTION.test(text) || WIDGET_LABEL.test(text) || POST_FURNITURE.test(text))) return true
+    if (text.length <= MAX_CTA_CHARS && (CALL_TO_ACTION.test(text) || WIDGET_LABEL.test(text) || POST_FURNITURE.test(text) || TIMESTAMP.test(text))) return true
     if (text.length <= MAX_SMALL_PRINT_CHARS && SMALL_PRINT.some((re) => re.test(text))) return true
     return isTicker(text)
   })

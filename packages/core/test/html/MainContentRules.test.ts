@@ -96,16 +96,18 @@ describe("forum post furniture", () => {
   it("drops the poster's counters, the vote widget and the post's action links, keeping names and posts", () => {
     const post = (user: string, text: string) =>
       `<div class="post"><div class="user"><a href="/u/${user}">${user}</a><div>Original Poster</div><dl><dd>Join Date: Aug 2011</dd><dd>Posts: 1,204</dd></dl></div>
+       <div class="when"><span>Oct 17, 2010 at 16:21</span> <span>2010-10-17 16:21:07 +00:00</span></div>
        <div class="body"><p>${text}</p></div><div class="bar"><span>Upvote 3 Downvote</span> <span>2 likes</span> <a href="/quote">Quote</a> <a href="/reply">Reply</a> <a href="/report">Report inappropriate content</a></div></div>`
     const html = `<html><head><meta name="generator" content="vBulletin 3.8"></head><body><main>
       ${post("ana", "The lounge in terminal two was closed for renovation, so we waited at the gate with everyone else.")}
       ${post("ben", "The new lounge opened last month and is much larger, with showers and a quiet room at the back.")}
-      ${post("cy", "Thanks for the report; we fly through there in May and will look for the quiet room then.")}
+      ${post("cy", "Thanks for the report; we fly through there on May 3, 2011 at 10:15 and will look for the quiet room then.")}
       <p>1,204 Views</p><p><a href="/f/5">Go to topic listing</a></p></main></body></html>`
     const text = extract(html, "https://forum.example.org/showthread.php?t=2212958")
     expect(text).toContain("terminal two was closed")
+    expect(text).toContain("on May 3, 2011 at 10:15 and will look")
     expect(text).toContain("ben")
-    for (const gone of ["Original Poster", "Join Date", "Posts: 1,204", "Upvote", "2 likes", "Quote", "Reply", "Report inappropriate", "1,204 Views", "Go to topic listing"]) expect(text).not.toContain(gone)
+    for (const gone of ["Original Poster", "Join Date", "Posts: 1,204", "Upvote", "2 likes", "Quote", "Reply", "Report inappropriate", "1,204 Views", "Go to topic listing", "Oct 17, 2010", "16:21:07"]) expect(text).not.toContain(gone)
   })
 })
 

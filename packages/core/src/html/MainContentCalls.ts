@@ -67,8 +67,8 @@ const SMALL_PRINT = [
   /\b(?:subject to credit approval|not (?:be )?combinable|cannot be combined with|while supplies last|see (?:store|site) for details|offer (?:is )?valid|(?:terms|exclusions|restrictions) (?:and conditions )?(?:may )?apply|minimum monthly payments? required)\b/
 ]
 
-/** Labels of widgets rather than text: a loading placeholder, an ad slot's caption. */
-const WIDGET_LABEL = /^(?:loading|sponsored|advertisement)[\s.…]*$/
+/** Labels of widgets rather than text: a loading placeholder, an ad slot's caption, a dialog's close button, a product card's badge. */
+const WIDGET_LABEL = /^(?:loading|sponsored|advertisement|close|back to top|table of contents|free shipping|new arrivals?|best ?sellers?)[\s.…↑^]*$/
 
 /** A bare timestamp as a whole block (a post's or comment's time), date and clock time both. */
 const TIMESTAMP =

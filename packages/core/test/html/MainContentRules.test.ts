@@ -212,14 +212,14 @@ describe("calls to action", () => {
   it("drops blocks that are only a call to action and keeps the phrase in running text", () => {
     const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}
       <p><a href="/more">Read more »</a></p><div class="btn"><a href="/join">Sign up for free</a></div><h3>Leave a Reply</h3>
-      <p><a href="/story">Read the full story</a></p><div><a href="/quote">Get a free quote</a></div><h2>Discussion about this post</h2><p>Ready for more?</p><p><a href="/cs">Read case study</a></p><div>Sponsored</div><div>Loading...</div>
+      <p><a href="/story">Read the full story</a></p><div><a href="/quote">Get a free quote</a></div><h2>Discussion about this post</h2><p>Ready for more?</p><p><a href="/cs">Read case study</a></p><div>Sponsored</div><div>Loading...</div><p><a href="#top">Back to top ↑</a></p><span>Free shipping</span> <span>Best Seller</span>
       <p>To read more about curing, sign up at the allotment office and learn more from the older growers there.</p></main></body></html>`
     const text = extract(html)
     expect(text).toContain("Paragraph 6 about garlic")
     expect(text).not.toContain("Read more »")
     expect(text).not.toContain("Sign up for free")
     expect(text).not.toContain("Leave a Reply")
-    for (const cta of ["Read the full story", "Get a free quote", "Discussion about this post", "Ready for more", "Read case study", "Sponsored", "Loading"]) expect(text).not.toContain(cta)
+    for (const cta of ["Read the full story", "Get a free quote", "Discussion about this post", "Ready for more", "Read case study", "Sponsored", "Loading", "Back to top", "Free shipping", "Best Seller"]) expect(text).not.toContain(cta)
     expect(text).toContain("sign up at the allotment office and learn more")
   })
 })

@@ -62,6 +62,7 @@ const SMALL_PRINT = [
   // the site's copyright line, affiliate-link disclosures and tag lines
   /^(?:copyright )?(?:©|\(c\)|copyright) ?(?:\d{4}[-–]?)+\b.{0,140}$|^[^.]{0,80}\ball rights reserved\.?$/,
   /\b(?:this|the|our|some of (?:my|our)) (?:post|posts|article|articles|page|site) (?:may )?contains? affiliate links\b/,
+  /\b(?:we|i) (?:may )?(?:earn|receive) (?:a )?(?:small )?commissions?\b/,
   /^(?:tags?|filed under|categor(?:y|ies)): /,
   // an offer's conditions
   /\b(?:subject to credit approval|not (?:be )?combinable|cannot be combined with|while supplies last|see (?:store|site) for details|offer (?:is )?valid|(?:terms|exclusions|restrictions) (?:and conditions )?(?:may )?apply|minimum monthly payments? required)\b/

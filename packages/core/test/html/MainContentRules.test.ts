@@ -278,6 +278,7 @@ describe("sign-up and consent small print", () => {
       <p>Fill out the form below and we will get back to you.</p>
       <div><p>Was this page helpful?</p><button>Yes</button><button>No</button></div>
       <p>Disclosure: some of my posts contain affiliate links. If you buy through them I may earn a commission.</p>
+      <p>Every item on this page was chosen by an editor. We may earn commission on some of the items you choose to buy.</p>
       <p>Tags: garlic, autumn, planting</p>
       <p>Copyright © 2011-2025 The Garlic Journal. All rights reserved.</p>
       <p>Sale ends 03/31. While supplies last. Use coupon code SPRING at checkout.</p>
@@ -287,7 +288,7 @@ describe("sign-up and consent small print", () => {
     expect(text).toContain("Paragraph 6 about garlic")
     expect(text).toContain("Most growers sign up for a plot")
     expect(text).toContain("has reserved all rights to its photographs")
-    for (const gone of ["Your submission has been received", "Something went wrong", "Lorem ipsum", "30-day free trial", "Start your free trial", "Fill out the form", "Was this page helpful", "affiliate links", "Tags: garlic", "Copyright ©", "coupon code SPRING", "credit approval"]) {
+    for (const gone of ["Your submission has been received", "Something went wrong", "Lorem ipsum", "30-day free trial", "Start your free trial", "Fill out the form", "Was this page helpful", "affiliate links", "Tags: garlic", "Copyright ©", "coupon code SPRING", "credit approval", "earn commission"]) {
       expect(text).not.toContain(gone)
     }
   })

@@ -14,7 +14,7 @@ import { scoreTree } from "./MainContentScore.ts"
 import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
 import { dropCallsToAction } from "./MainContentCalls.ts"
 import { dropReferenceSections } from "./MainContentHeadings.ts"
-import { isMarkedHidden } from "./MainContentPatterns.ts"
+import { REVIEWS, isMarkedHidden } from "./MainContentPatterns.ts"
 import { type PathFeatures, pathFeatures, preferBlocks } from "./MainContentChoice.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
@@ -215,9 +215,6 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
   const picked = pickContent(root, hints, options)
   return dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked)))
 }
-
-/** Class/id tokens of customer review widgets. */
-const REVIEWS = /(?:^|[\s_-])(?:reviews?|ratings?-?(?:and|&)?-?reviews?)(?:$|[\s_-])/
 
 /**
  * On a product page, customer reviews are what comments are to an article: voices about the

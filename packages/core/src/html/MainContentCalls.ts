@@ -6,7 +6,7 @@
  * small print of forms and offers, and tickers.
  */
 import type { Element, Root } from "hast"
-import { filterTree } from "./MainContentNodes.ts"
+import { boundedText, filterTree } from "./MainContentNodes.ts"
 import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** A block whose whole text is one of these is a button. */
@@ -18,20 +18,10 @@ const CTA_TAGS = new Set(["a", "p", "div", "span", "li", "dd", "dt", "h2", "h3",
 /** The longest block text judged as a call to action. */
 const MAX_CTA_CHARS = 40
 
-/** Normalised text of a short element; undefined as soon as it grows past `limit` (big blocks cost nothing). */
+/** Normalised text of a short element, at most `limit` characters; undefined otherwise (big blocks cost nothing). */
 const shortText = (element: Element, limit: number): string | undefined => {
-  let out = ""
-  const visit = (el: Element): boolean => {
-    for (const child of el.children) {
-      if (child.type === "text") out += child.value
-      else if (child.type === "element" && !visit(child)) return false
-      if (out.length > limit * 3) return false
-    }
-    return true
-  }
-  if (!visit(element)) return undefined
-  const text = out.replace(/\s+/g, " ").trim().toLowerCase()
-  return text.length <= limit ? text : undefined
+  const text = boundedText(element, limit * 3)
+  return text !== undefined && text.length <= limit ? text : undefined
 }
 
 /**

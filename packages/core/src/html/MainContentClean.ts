@@ -6,7 +6,7 @@
  * content, keeping data tables, code and figures.
  */
 import type { Element, Root } from "hast"
-import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
+import { type Stats, type StatsTable, EMPTY_STATS, attr, classAndId, computeStats, filterTree, hasDescendant, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { HEADING, isRecirculationBlock } from "./MainContentHeadings.ts"
 import { CHROME_CLASS, CHROME_ROLES, CHROME_TAGS, COMMENTS, FORUM_CHROME, JUNK_TAGS, UNLIKELY, classWeight, isAlwaysBoilerplate, isHidden, isMarkedHidden, isUnlikely } from "./MainContentPatterns.ts"
 
@@ -173,9 +173,6 @@ const footersBesideMain = (body: Root | Element): Set<Element> => {
 /** What a page's title header holds, and an article's byline header: not a section's heading group. */
 const TITLE_OR_DATE = new Set(["h1", "time"])
 
-const holdsTag = (element: Element, tags: ReadonlySet<string>): boolean =>
-  element.children.some((c) => c.type === "element" && (tags.has(c.tagName) || holdsTag(c, tags)))
-
 /**
  * `<header>` elements inside a `<section>`: the heading group of that section (HTML gives them
  * no banner role), the title and lead of a landing page's feature blocks. One holding an `<h1>`
@@ -188,7 +185,7 @@ const headersOfSections = (body: Root | Element): Set<Element> => {
   const visit = (node: Root | Element, inSection: boolean) => {
     for (const child of node.children) {
       if (child.type !== "element") continue
-      if (child.tagName === "header" && inSection && !holdsTag(child, TITLE_OR_DATE)) out.add(child)
+      if (child.tagName === "header" && inSection && !hasDescendant(child, (e) => TITLE_OR_DATE.has(e.tagName))) out.add(child)
       visit(child, inSection || child.tagName === "section")
     }
   }

@@ -5,7 +5,7 @@
  * container whose leading heading reads like that is page furniture pointing elsewhere.
  */
 import type { Element, Root } from "hast"
-import { EMPTY_STATS, type StatsTable, attr, filterTree, linkDensity } from "./MainContentNodes.ts"
+import { EMPTY_STATS, type StatsTable, attr, boundedText, filterTree, hasDescendant, linkDensity } from "./MainContentNodes.ts"
 import { hasBlockChild } from "./MainContentRepeats.ts"
 
 /** Whole-heading phrases of recommendation, promotion and sharing widgets (several languages). */
@@ -39,19 +39,7 @@ const RECIRCULATION = new RegExp(
 export const HEADING = new Set(["h1", "h2", "h3", "h4", "h5", "h6"])
 
 /** Text of a heading, whitespace collapsed, lower-cased; undefined when long (not a widget title). */
-const headingText = (heading: Element): string | undefined => {
-  let out = ""
-  const visit = (el: Element): boolean => {
-    for (const child of el.children) {
-      if (child.type === "text") out += child.value
-      else if (child.type === "element" && !visit(child)) return false
-      if (out.length > 120) return false
-    }
-    return true
-  }
-  if (!visit(heading)) return undefined
-  return out.replace(/\s+/g, " ").trim().toLowerCase()
-}
+const headingText = (heading: Element): string | undefined => boundedText(heading, 120)
 
 /** The heading that opens `element`: down its first children that hold text, a few levels deep. */
 const leadingHeading = (element: Element, stats: StatsTable): Element | undefined => {
@@ -112,7 +100,7 @@ const titleLevel = (element: Element): number | undefined => {
 
 /** Whether `element` holds a heading of level `level` or above (one that would close a section). */
 const holdsHeading = (element: Element, level: number): boolean =>
-  element.children.some((c) => c.type === "element" && ((HEADING.has(c.tagName) && Number(c.tagName[1]) <= level) || holdsHeading(c, level)))
+  hasDescendant(element, (e) => HEADING.has(e.tagName) && Number(e.tagName[1]) <= level)
 
 /**
  * Drop the sections titled as a bibliography ("References", "Sources", "Works cited"): the

@@ -246,6 +246,28 @@ export const walkElements = (node: Root | Element, visit: (element: Element, par
   }
 }
 
+/** Whether some element below `element` passes `test`. */
+export const hasDescendant = (element: Element, test: (descendant: Element) => boolean): boolean =>
+  element.children.some((c) => c.type === "element" && (test(c) || hasDescendant(c, test)))
+
+/**
+ * Text of a small element, whitespace collapsed and lower-cased; undefined as soon as the raw
+ * text grows past `maxRaw` characters, so that judging big blocks costs nothing.
+ */
+export const boundedText = (element: Element, maxRaw: number): string | undefined => {
+  let out = ""
+  const visit = (el: Element): boolean => {
+    for (const child of el.children) {
+      if (child.type === "text") out += child.value
+      else if (child.type === "element" && !visit(child)) return false
+      if (out.length > maxRaw) return false
+    }
+    return true
+  }
+  if (!visit(element)) return undefined
+  return out.replace(/\s+/g, " ").trim().toLowerCase()
+}
+
 /** The `<body>` element (or the root when the tree is a fragment or a forgiving parser left it out). */
 export const findBody = (root: Root): Root | Element => {
   let found: Element | undefined

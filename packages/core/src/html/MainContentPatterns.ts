@@ -50,6 +50,9 @@ export const CHROME_CLASS = classTokens(
   "breadcrumbs?|comments?|commentlist|disqus|footer|site-?footer|header|site-?header|masthead|menu|menus|navbar|navigation|nav|related|suggested|recommended|also-?like|more-?topics|sidebar|side-?bar|social|share|sharing|sharebar|newsletter|subscribe|signup|popup|modal|cookies?|consent|gdpr|pagination|pager|skip|toolbar|topbar|top-?bar|drawer|advert|advertisement|ads?|sponsored|outbrain|taboola|promo|banner|" + FINE_PRINT_AND_AUTHORS
 )
 
+/** Class/id tokens of customer review widgets (dropped on product pages only). */
+export const REVIEWS = classTokens("reviews?|ratings?-?(?:and|&)?-?reviews?")
+
 /** Per-post furniture of forum engines: user panels, signatures, post toolbars, guest prompts. */
 export const FORUM_CHROME =
   /(?:^|[\s_-])(?:signature|sig|sig_text|sigline|postsig|usertitle|userbanner|userextras|userstats|user-?stats|postprofile|profile-?icons|postfoot|post-?footer|postcontrols|post-?controls|post-?menu|post-?actions|memberaction|reactions?|reactionsbar|notices?|announcements?|guest-?teaser|cguestteaser|dropdown-container|pagenav|pagenavlinkgroup|block-outer|structitem|feedlinks|brdmenu|brdheader|quote-?icon|action-?bar|actionbar|topic-?map|topic-?footer-?buttons|timeline|similar-?threads|breadcrumb)(?:$|[\s_-])/

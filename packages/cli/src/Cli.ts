@@ -1,23 +1,40 @@
 /**
- * The `strata` command line: `scrape <url>`, `parse <file>`, `serve`. It runs the same
- * pipeline as the server, in-process, and prints markdown (or the whole `data` as JSON).
+ * The `strata` command line: `scrape <url>`, `parse <file>`, `parse <dir|glob> --out <dir>`,
+ * `serve`. It runs the same pipeline as the server, in-process, and prints markdown (or the
+ * whole `data` as JSON); a batch writes one file per document (see Batch.ts).
  */
-import { readFile } from "node:fs/promises"
+import { readFile, stat } from "node:fs/promises"
 import { basename } from "node:path"
 import { parseArgs } from "node:util"
+import { defaultConcurrency, FAILURES_FILE, runBatch } from "./Batch.ts"
+import { isGlob } from "./Inputs.ts"
+import { render } from "./Render.ts"
 
 export const USAGE = `Usage:
   strata scrape <url>   [--formats markdown,html,rawHtml,links,rawBase64] [--json] [--all-content]
                         [--include-tags sel,sel] [--exclude-tags sel,sel] [--timeout ms] [--header "Name: value"]...
                         [--page-markers] [--pages] [--blocks] [--max-pages N] [--mode fast|auto|ocr]
   strata parse <file>   (the same options, for a local document)
+  strata parse <dir|glob|file>... --out <dir> [--concurrency N] [--force]   (the same options, for each document)
   strata serve          start the HTTP server (HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR)
 
-Without --json, prints the first requested text format (markdown by default).`
+Without --json, prints the first requested text format (markdown by default).
+
+Batch: a directory is walked recursively for supported documents (.pdf .docx .doc .docm .odt .ods
+.odp .rtf .xlsx .xls .xlsm .xlsb .pptx .ppt .pptm .epub .csv .html .htm .xhtml); quote a glob
+("docs/**/*.pdf") to let strata expand it. Each document becomes <out>/<relative path>.md (and
+.json with the whole data under --json). --concurrency: documents in flight (default ${defaultConcurrency()}).
+A rerun skips documents whose outputs are newer than the input (--force converts them again).
+Failures are listed in <out>/${FAILURES_FILE}, one JSON line each, and do not stop the run.
+
+Exit codes: 0 success (in a batch: every document converted or skipped), 1 failure (in a batch:
+at least one document failed), 2 usage error.`
 
 export interface Io {
   readonly out: (text: string) => void
   readonly err: (text: string) => void
+  /** Raw writes to stderr, present only when stderr is a terminal: batch progress draws a bar there. */
+  readonly tty?: ((text: string) => void) | undefined
 }
 
 const list = (value: string | undefined): Array<string> | undefined =>
@@ -64,17 +81,57 @@ const flags = {
   blocks: { type: "boolean" },
   "max-pages": { type: "string" },
   mode: { type: "string" },
+  out: { type: "string" },
+  concurrency: { type: "string" },
+  force: { type: "boolean" },
   help: { type: "boolean", short: "h" }
 } as const
 
-const render = (data: Record<string, unknown>, json: boolean, formats: Array<string> | undefined): string => {
-  if (json) return JSON.stringify(data, null, 2)
-  for (const format of formats ?? ["markdown"]) {
-    const value = data[format]
-    if (typeof value === "string") return value
-    if (Array.isArray(value)) return value.join("\n")
+type Values = Record<string, string | boolean | Array<string> | undefined>
+
+const errorText = (error: unknown): string => {
+  const reason = (error as { reason?: { _tag?: string; message?: string } }).reason
+  return reason ? `strata: ${reason._tag}: ${reason.message}` : `strata: ${(error as Error).message ?? String(error)}`
+}
+
+/** A directory, a glob, several targets or `--out` make a batch; one file alone prints to stdout. */
+const isBatch = async (targets: ReadonlyArray<string>, values: Values): Promise<boolean> =>
+  values.out !== undefined || targets.length > 1 || isGlob(targets[0]!) ||
+  (await stat(targets[0]!).then((s) => s.isDirectory(), () => false))
+
+/** `parse <dir|glob|file>... --out <dir>`; resolves to the exit code. */
+const batch = async (targets: ReadonlyArray<string>, values: Values, io: Io): Promise<number> => {
+  const out = values.out as string | undefined
+  if (out === undefined) {
+    io.err(`strata: --out <dir> is needed for a directory, a glob or several files\n\n${USAGE}`)
+    return 2
   }
-  return JSON.stringify(data, null, 2)
+  const concurrency = values.concurrency === undefined ? defaultConcurrency() : Number(values.concurrency)
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    io.err(`strata: --concurrency takes a whole number of at least 1\n\n${USAGE}`)
+    return 2
+  }
+  const strata = await import("strata")
+  try {
+    const summary = await runBatch({
+      targets,
+      out,
+      options: optionsFromFlags(values, true),
+      json: values.json === true,
+      formats: list(values.formats as string | undefined),
+      concurrency,
+      force: values.force === true
+    }, strata.parse, { line: io.err, tty: io.tty })
+    if (summary.total > 0) return summary.failed > 0 ? 1 : 0
+    io.err(`strata: no supported documents in ${targets.join(" ")}`)
+    return 2
+  } catch (error) {
+    // Only a target that cannot be read (a missing path) gets here: documents fail into the report.
+    io.err(errorText(error))
+    return 2
+  } finally {
+    await strata.dispose()
+  }
 }
 
 /** Runs one command line; resolves to the process exit code. */
@@ -86,7 +143,8 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
     io.err(`${(error as Error).message}\n\n${USAGE}`)
     return 2
   }
-  const [command, target] = parsed.positionals
+  const [command, ...targets] = parsed.positionals
+  const target = targets[0]
   if (parsed.values.help || command === undefined) {
     io.out(USAGE)
     return command === undefined && !parsed.values.help ? 2 : 0
@@ -100,6 +158,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
     io.err(USAGE)
     return 2
   }
+  if (command === "parse" && (await isBatch(targets, parsed.values))) return batch(targets, parsed.values, io)
   const strata = await import("strata")
   try {
     const options = optionsFromFlags(parsed.values, command === "parse")
@@ -109,8 +168,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
     io.out(render(data, parsed.values.json ?? false, list(parsed.values.formats)))
     return 0
   } catch (error) {
-    const reason = (error as { reason?: { _tag?: string; message?: string } }).reason
-    io.err(reason ? `strata: ${reason._tag}: ${reason.message}` : `strata: ${(error as Error).message ?? String(error)}`)
+    io.err(errorText(error))
     return 1
   } finally {
     await strata.dispose()

@@ -4,6 +4,7 @@ import { main } from "./Cli.ts"
 
 const code = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(text.endsWith("\n") ? text : text + "\n"),
-  err: (text) => process.stderr.write(text.endsWith("\n") ? text : text + "\n")
+  err: (text) => process.stderr.write(text.endsWith("\n") ? text : text + "\n"),
+  tty: process.stderr.isTTY ? (text) => process.stderr.write(text) : undefined
 })
 process.exitCode = code

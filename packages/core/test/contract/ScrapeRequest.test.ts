@@ -102,6 +102,17 @@ describe("decodeScrapeRequest url", () => {
     (url) => rejectsAt(scrape({ url }), "url", /http or https URL/)
   )
 
+  it.each(["not-a-valid-url", "http://example", "https://intranet:8080/a", "http://example.c/a", "http://a_b/"])(
+    "rejects %j: no top-level domain, as Firecrawl does",
+    (url) => rejectsAt(scrape({ url }), "url", /valid top-level domain/)
+  )
+
+  it("accepts IP literals, localhost and a trailing dot without a top-level domain", () => {
+    for (const url of ["http://127.0.0.1:8080/", "http://127.1/", "http://[::1]/", "http://localhost/", "http://app.localhost:3000/", "https://example.com./", "http://xn--e1afmkfd.xn--p1ai/", "http://пример.рф/"]) {
+      expect(ok(scrape({ url })).url).toBe(url)
+    }
+  })
+
   it("rejects non-string url and non-object bodies", () => {
     rejectsAt(scrape({ url: 42 }), "url")
     for (const junk of [null, 1, "https://example.com", [], true]) expect(issues(scrape(junk))[0].path).toBe("")

@@ -46,7 +46,7 @@ export class Pipeline extends Context.Service<Pipeline, {
 
       /** Fetches the request's URL (SSRF-checked, under the deadline) as content for the content stage. */
       const fetchContent = (request: ScrapeRequest, deadline: number): Effect.Effect<ContentInput, ScrapeError> =>
-        fetcher.fetch(request.url, { headers: request.headers, deadline, skipTlsVerification: request.skipTlsVerification }).pipe(
+        fetcher.fetch(request.url, { headers: request.headers, location: request.location, deadline, skipTlsVerification: request.skipTlsVerification }).pipe(
           Effect.map((response) => fetchedInput(request.url, response))
         )
 

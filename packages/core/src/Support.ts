@@ -39,7 +39,7 @@ export const checkScrapeSupported = (request: Gateable): Effect.Effect<void, Scr
     if (typeof request.waitFor === "number" && request.waitFor > 0) yield* refuse("waitFor", "waiting needs the browser engine, which is not installed yet")
     if (request.mobile === true) yield* refuse("mobile", "device emulation needs the browser engine, which is not installed yet")
     if (request.proxy === "enhanced") yield* refuse("proxy: enhanced", "this server fetches directly, without proxies")
-    if (truthy(request.location)) yield* refuse("location", "this server fetches directly, without geo-located proxies")
+    // `location` is honoured in part: its languages become the fetch's Accept-Language (no geo proxy).
     if (truthy(request.profile)) yield* refuse("profile", "browser profiles need the browser engine, which is not installed yet")
     if (request.onlyCleanContent === true) yield* refuse("onlyCleanContent", "the model-based cleaning pass is not available yet")
     if (request.lockdown === true) yield* refuse("lockdown", "this server keeps no cache yet")

@@ -55,6 +55,11 @@ beforeAll(async () => {
       response.on("close", () => clearTimeout(timer))
       return
     }
+    if (request.url === "/language") {
+      response.writeHead(200, { "content-type": "text/plain; charset=utf-8" })
+      response.end(`Accept-Language: ${request.headers["accept-language"]}`)
+      return
+    }
     if (request.url === "/article") {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
       response.end(ARTICLE)
@@ -173,6 +178,26 @@ describe("contract validation through the real pipeline", () => {
     const body = await response.json()
     expect(body.code).toBe("BAD_REQUEST")
     expect(body.details.length).toBeGreaterThan(0)
+  })
+
+  it("rejects a url without a top-level domain with 400 BAD_REQUEST, as Firecrawl does", async () => {
+    for (const url of ["not-a-valid-url", "http://intranet/page"]) {
+      const response = await post({ url })
+      expect(response.status).toBe(400)
+      const body = await response.json()
+      expect(body.code).toBe("BAD_REQUEST")
+      expect(JSON.stringify(body.details)).toContain("valid top-level domain")
+    }
+  })
+
+  it("accepts location and sends its languages, or the country's, as Accept-Language", async () => {
+    const sent = async (location: unknown) => {
+      const response = await post({ url: `${siteUrl}/language`, location, formats: ["rawHtml"] })
+      expect(response.status).toBe(200)
+      return (await response.json()).data.rawHtml
+    }
+    expect(await sent({ country: "DE" })).toBe("Accept-Language: de-DE,de;q=0.9,en;q=0.8")
+    expect(await sent({ country: "FR", languages: ["fr-CA", "en"] })).toBe("Accept-Language: fr-CA,en;q=0.9")
   })
 
   it("parses an upload sent without options", async () => {

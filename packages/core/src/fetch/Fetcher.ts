@@ -18,6 +18,7 @@ import { FetchFailed, InvalidRequest, ScrapeError, scrapeError, TimedOut, UrlBlo
 import { fetchFailure } from "./FetchFailure.ts"
 import { exchange, type ExchangeResult } from "./HttpExchange.ts"
 import { RedirectCookies } from "./RedirectCookies.ts"
+import type { Location } from "./AcceptLanguage.ts"
 import { headersForRedirect, invalidHeaders, mergeRequestHeaders } from "./RequestHeaders.ts"
 import { refreshTarget } from "./MetaRefresh.ts"
 import { isBadPort, urlPort } from "./PortPolicy.ts"
@@ -33,6 +34,8 @@ export interface FetchOptions {
   readonly maxBytes?: number
   /** Overrides the layer's private-address policy for this fetch. */
   readonly allowPrivate?: boolean
+  /** The request's `location`: sets Accept-Language unless `headers` has one (no geo proxy yet). */
+  readonly location?: Location | undefined
   /** Follow an immediate `<meta http-equiv="refresh">` / `Refresh` header redirect as a browser would; default true. */
   readonly followRefresh?: boolean
 }
@@ -161,7 +164,7 @@ export const makeFetcher = (config: FetcherConfig): Effect.Effect<FetcherService
           })))
         }
         const allowPrivate = options.allowPrivate ?? config.allowPrivate
-        let headers = mergeRequestHeaders(options.headers)
+        let headers = mergeRequestHeaders(options.headers, options.location)
         const cookies = new RedirectCookies()
         const withCookies = (target: URL): Record<string, string> => {
           const fromJar = cookies.headerFor(target)

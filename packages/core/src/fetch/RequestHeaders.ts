@@ -5,13 +5,15 @@
  * look like a browser, so the defaults mirror a current desktop Chrome. Names are compared
  * case-insensitively (a caller's "user-agent" replaces our "User-Agent"), and headers that
  * belong to the connection rather than the request are dropped: letting a caller set them would
- * allow request smuggling or a wrong body length.
+ * allow request smuggling or a wrong body length. A request's `location` picks the
+ * Accept-Language (`AcceptLanguage.ts`); the caller's own Accept-Language still wins.
  */
+import { acceptLanguageFor, DEFAULT_ACCEPT_LANGUAGE, type Location } from "./AcceptLanguage.ts"
 
 export const defaultRequestHeaders: Readonly<Record<string, string>> = {
   "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36",
   accept: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
-  "accept-language": "en-US,en;q=0.9",
+  "accept-language": DEFAULT_ACCEPT_LANGUAGE,
   "accept-encoding": "gzip, deflate, br, zstd",
   "upgrade-insecure-requests": "1",
   // Bot walls compare these with the User-Agent: a Chrome UA without them stands out.
@@ -55,9 +57,16 @@ export const invalidHeaders = (custom: Readonly<Record<string, string>> | undefi
       : []
   )
 
-/** Defaults merged with the caller's headers; keys are lower-case. Invalid headers are the caller's to reject first (`invalidHeaders`). */
-export const mergeRequestHeaders = (custom: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+/**
+ * Defaults (with the location's Accept-Language) merged with the caller's headers; keys are
+ * lower-case. Invalid headers are the caller's to reject first (`invalidHeaders`).
+ */
+export const mergeRequestHeaders = (
+  custom: Readonly<Record<string, string>> | undefined,
+  location?: Location | undefined
+): Record<string, string> => {
   const merged: Record<string, string> = { ...defaultRequestHeaders }
+  if (location !== undefined) merged["accept-language"] = acceptLanguageFor(location)
   for (const [name, value] of Object.entries(custom ?? {})) {
     const key = name.trim().toLowerCase()
     if (reserved.has(key) || !tokenPattern.test(key) || !valuePattern.test(value)) continue

@@ -5,3 +5,4 @@ export { blockedRange, isPublicAddress, parseIpv4, parseIpv6 } from "./IpClassif
 export { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_PAGE_BYTES, defaultMaxBytes } from "./ResponseBody.ts"
 export { defaultRequestHeaders, mergeRequestHeaders } from "./RequestHeaders.ts"
 export { mimeEssence } from "./HttpExchange.ts"
+export { acceptLanguageFor, DEFAULT_ACCEPT_LANGUAGE } from "./AcceptLanguage.ts"

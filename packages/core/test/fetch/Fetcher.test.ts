@@ -40,6 +40,16 @@ describe("Fetcher", () => {
       assert.match(String(server.requests[1].headers["user-agent"]), /Mozilla\/5\.0 .*Chrome\//)
     }))
 
+  it.live("sends the location's languages as Accept-Language, unless the caller's headers set one", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer((req, res) => res.end(String(req.headers["accept-language"])))
+      const got = (options: Parameters<typeof fetchWith>[2]) => Effect.map(fetchWith(open, `${server.origin}/`, options), (r) => text(r.body))
+      assert.strictEqual(yield* got({ location: { country: "US", languages: ["de-DE", "en"] } }), "de-DE,en;q=0.9")
+      assert.strictEqual(yield* got({ location: { country: "DE" } }), "de-DE,de;q=0.9,en;q=0.8")
+      assert.strictEqual(yield* got({ location: { country: "DE" }, headers: { "accept-language": "fr" } }), "fr")
+      assert.strictEqual(yield* got({}), "en-US,en;q=0.9")
+    }))
+
   it.live("rejects headers HTTP cannot carry as an invalid request", () =>
     Effect.gen(function*() {
       const server = yield* startServer((_req, res) => res.end("ok"))

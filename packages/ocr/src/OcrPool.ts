@@ -44,7 +44,8 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | undefined
 }
 
-const workerUrl = new URL("./OcrPoolWorker.ts", import.meta.url)
+/** The worker module beside this one: `.ts` when running from source, `.js` in the built package. */
+const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./OcrPoolWorker.ts" : "./OcrPoolWorker.js", import.meta.url)
 
 export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions = {}) {
   const choice = options.engine ?? defaultEngine

@@ -39,6 +39,9 @@ const IDLE_MS = 20_000
  */
 const WORKER_YOUNG_MB = 16
 
+/** The worker module beside this one: `.ts` when running from source, `.js` in the built package. */
+const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./PageWorker.ts" : "./PageWorker.js", import.meta.url)
+
 interface Job {
   readonly docId: number
   readonly resolve: (outcome: PageOutcome) => void
@@ -53,7 +56,7 @@ class PoolWorker {
   private readonly onDeath: (w: PoolWorker) => void
   constructor(onDeath: (w: PoolWorker) => void) {
     this.onDeath = onDeath
-    this.worker = new Worker(new URL("./PageWorker.ts", import.meta.url), {
+    this.worker = new Worker(workerUrl, {
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
       stdout: false,
       stderr: false

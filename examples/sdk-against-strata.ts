@@ -4,7 +4,7 @@
  */
 import Firecrawl from "@mendable/firecrawl-js"
 import { startServer } from "@strata/http"
-import { StrataLive } from "strata"
+import { Strata } from "strata"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -21,7 +21,7 @@ const site = createServer((_request, response) => {
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
 const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
 
-const server = await startServer({ pipeline: StrataLive, config: { apiKeys: ["example-key"], port: 0, writeLog: () => {} } })
+const server = await startServer({ pipeline: Strata.StrataLive, config: { apiKeys: ["example-key"], port: 0, writeLog: () => {} } })
 try {
   const firecrawl = new Firecrawl({ apiKey: "example-key", apiUrl: server.url })
   const document = await firecrawl.scrape(pageUrl, { formats: ["markdown", "links"] })

@@ -1,12 +1,12 @@
 /**
- * Reads a long document page by page with the `Pipeline` service's `parseStream`: each page's
- * markdown is printed as soon as it is ready, and nothing keeps the whole document in memory.
+ * Reads a long document page by page with the `Pipeline` service's `parseStream` (the Effect
+ * API): each page's markdown is printed as soon as it is ready, and nothing keeps the whole
+ * document in memory. `examples/stream-pdf` does the same with the plain-promise API.
  */
-import { Pipeline } from "@strata/core"
 import { Effect, Stream } from "effect"
 import { readFile } from "node:fs/promises"
 import { basename } from "node:path"
-import { StrataLive } from "strata"
+import { Pipeline, Strata } from "strata"
 
 const file = process.argv[2]
 if (file === undefined) {
@@ -26,4 +26,4 @@ const program = Pipeline.use((pipeline) =>
   )
 )
 
-await Effect.runPromise(program.pipe(Effect.provide(StrataLive)))
+await Effect.runPromise(program.pipe(Effect.provide(Strata.layer())))

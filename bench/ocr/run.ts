@@ -20,9 +20,9 @@ import { characterErrorRate, wordErrorRate } from "../../packages/ocr/src/ErrorR
 import { makeEngine } from "../../packages/ocr/src/EngineChoice.ts"
 import type { EngineChoice } from "../../packages/ocr/src/EngineChoice.ts"
 import type { Gray } from "../../packages/ocr/src/ImageOps.ts"
-import { decideOcr } from "../../packages/ocr/src/OcrDecision.ts"
-import { makePdfReader, readPdf } from "../../packages/pdf/src/index.ts"
-import { openRenderer } from "../../packages/ocr/src/PageRenderer.ts"
+import { decideOcr } from "../../packages/pdf/src/OcrDecision.ts"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../../packages/pdf/src/index.ts"
+import { openRenderer } from "../../packages/pdf/src/PageRenderer.ts"
 import { degrade, imagePdf, makeTextPdf, renderAll } from "../../packages/ocr/test/support/SyntheticPages.ts"
 
 const args = process.argv.slice(2)
@@ -129,8 +129,10 @@ const decisionCost = async () => {
   // makePdfReader({ ocr }) in auto mode (the engine starts outside the timing).
   const readerMs = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const engine = yield* makeEngine({ _tag: "tesseract" })
-    const withOcr = makePdfReader({ ocr: engine })
-    const once = (read: typeof readPdf) => Effect.gen(function*() {
+    const stages = { layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder }
+    const withOcr = pdfReaderWith({ ...stages, ocr: engine })
+    const without = pdfReaderWith(stages)
+    const once = (read: typeof without.read) => Effect.gen(function*() {
       const t0 = performance.now()
       const result = yield* read({ bytes, format: "pdf", options: { mode: "auto", deadline: Date.now() + 600_000 } })
       const pages = yield* Stream.runCollect(result.pages)
@@ -141,7 +143,7 @@ const decisionCost = async () => {
     let plain = Infinity
     let auto = Infinity
     for (let run = 0; run < 5; run++) {
-      plain = Math.min(plain, yield* once(readPdf))
+      plain = Math.min(plain, yield* once(without.read))
       auto = Math.min(auto, yield* once(withOcr.read))
     }
     return { plain, auto }

@@ -11,23 +11,9 @@ import type { Diagnostic, Page } from "./Document.ts"
 import type { DocumentError, ReadOptions, ReadRequest } from "./DocumentReader.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
 import { MarkdownWriter, type OutputBlockPage, type OutputPage, type PushResult } from "./MarkdownWriter.ts"
-import { DocumentUnreadable, scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
-
-export interface DocumentOutputOptions {
-  readonly pageMarkers: boolean
-  readonly pages: boolean
-  readonly blocks: boolean
-}
-
-export interface DocumentOutput {
-  readonly markdown: string
-  readonly pages?: Array<OutputPage>
-  readonly blocks?: Array<OutputBlockPage>
-  readonly numPages: number
-  readonly totalPages?: number
-  readonly metadata: Readonly<Record<string, string | ReadonlyArray<string>>>
-  readonly diagnostics: Array<Diagnostic>
-}
+import { DocumentUnreadable, scrapeError, StageFailed, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { Redaction } from "./stages/Redaction.ts"
+import type { StageError } from "./stages/StageError.ts"
 
 /** Maps a reader's error onto the pipeline's error reasons. */
 export const fromDocumentError = (error: DocumentError): ScrapeError => {
@@ -48,6 +34,10 @@ export const fromDocumentError = (error: DocumentError): ScrapeError => {
   }
 }
 
+/** A stage that failed for the whole request. */
+export const fromStageError = (error: StageError): ScrapeError =>
+  scrapeError(new StageFailed({ stage: error.stage, message: error.message }))
+
 /** One page's worth of output, for streaming consumers. */
 export interface PageEvent extends PushResult {
   readonly diagnostics: ReadonlyArray<Diagnostic>
@@ -60,45 +50,19 @@ export const runDocumentStream = (
 ) =>
   Effect.gen(function*() {
     const readers = yield* DocumentReaders
+    const redaction = yield* Redaction
     const result = yield* readers.read(request).pipe(Effect.mapError(fromDocumentError))
     const writer = new MarkdownWriter({ pageMarkers })
     const events = result.pages.pipe(
       Stream.mapError(fromDocumentError),
+      // Redaction runs before the writer: what it masks never reaches the markdown, pages or blocks.
+      Stream.mapEffect((page) => redaction.redactPage(page).pipe(Effect.mapError(fromStageError))),
       Stream.map((page: Page): PageEvent => ({
         ...writer.push(page),
         diagnostics: (page.diagnostics ?? []).map((d) => (d.page === undefined ? { ...d, page: page.pageNumber } : d))
       }))
     )
     return { info: result.info, events, writer }
-  })
-
-/** Reads a whole document into the contract's document fields. */
-export const runDocument = (
-  request: ReadRequest,
-  output: DocumentOutputOptions
-): Effect.Effect<DocumentOutput, ScrapeError, DocumentReaders> =>
-  Effect.gen(function*() {
-    const { info, events, writer } = yield* runDocumentStream(request, output.pageMarkers)
-    const pages: Array<OutputPage> = []
-    const blocks: Array<OutputBlockPage> = []
-    const diagnostics: Array<Diagnostic> = []
-    let count = 0
-    yield* Stream.runForEach(events, (event) =>
-      Effect.sync(() => {
-        count++
-        if (output.pages) pages.push(event.page)
-        if (output.blocks) blocks.push(event.blockPage)
-        diagnostics.push(...event.diagnostics)
-      }))
-    return {
-      markdown: writer.markdown,
-      ...(output.pages ? { pages } : {}),
-      ...(output.blocks ? { blocks } : {}),
-      numPages: info.numPages ?? count,
-      ...(info.totalPages !== undefined ? { totalPages: info.totalPages } : {}),
-      metadata: info.metadata,
-      diagnostics
-    }
   })
 
 /** Read options from the request's budget and PDF parser settings. */

@@ -46,13 +46,9 @@ export class DocumentUnreadable extends Schema.TaggedError<DocumentUnreadable>()
   message: Schema.String
 }) {}
 
-/** `minAge` was set and there is no matching cached copy. */
-export class NoCachedData extends Schema.TaggedError<NoCachedData>()("NoCachedData", {
-  message: Schema.String
-}) {}
-
-/** `lockdown` was set and there is no cached copy. */
-export class LockdownCacheMiss extends Schema.TaggedError<LockdownCacheMiss>()("LockdownCacheMiss", {
+/** A pipeline stage (layout, redaction, a user's own) failed for the whole request. */
+export class StageFailed extends Schema.TaggedError<StageFailed>()("StageFailed", {
+  stage: Schema.String,
   message: Schema.String
 }) {}
 
@@ -65,8 +61,7 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
     TimedOut,
     UnsupportedFileType,
     DocumentUnreadable,
-    NoCachedData,
-    LockdownCacheMiss
+    StageFailed
   ])
 }) {
   override get message(): string {

@@ -83,10 +83,8 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
       return reason.kind === "missing_component"
         ? reply(500, "DOCUMENT_COMPONENT_MISSING", reason.message)
         : reply(route === "parse" ? 400 : 422, "DOCUMENT_UNREADABLE", reason.message, { kind: reason.kind })
-    case "NoCachedData":
-      return reply(404, "SCRAPE_NO_CACHED_DATA", reason.message)
-    case "LockdownCacheMiss":
-      return reply(404, "SCRAPE_LOCKDOWN_CACHE_MISS", reason.message)
+    case "StageFailed":
+      return reply(500, "SCRAPE_STAGE_FAILED", `The ${reason.stage} stage failed: ${reason.message}`)
   }
 }
 

@@ -72,6 +72,6 @@ export const serveUntilSignal = async <E>(options: {
  * STRATA_API_KEYS, STRATA_DATA_DIR and STRATA_RATE_LIMIT. Resolves once a signal stopped it.
  */
 export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}): Promise<void> => {
-  const { StrataLive } = await import("strata")
-  await serveUntilSignal({ pipeline: StrataLive, config: serverConfigFromEnv(process.env, overrides) })
+  const { Strata } = await import("strata")
+  await serveUntilSignal({ pipeline: Strata.StrataLive, config: serverConfigFromEnv(process.env, overrides) })
 }

@@ -4,8 +4,6 @@
  * against pages this test serves on 127.0.0.1.
  */
 import Firecrawl from "@mendable/firecrawl-js"
-import { Fetcher, Pipeline } from "@strata/core"
-import { Layer } from "effect"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -70,8 +68,8 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
-  const { StrataLive } = await import("strata")
-  server = await startTestServer(StrataLive, { apiKeys: [KEY] })
+  const { Strata } = await import("strata")
+  server = await startTestServer(Strata.StrataLive, { apiKeys: [KEY] })
   firecrawl = new Firecrawl({ apiKey: KEY, apiUrl: server.url })
 })
 
@@ -138,8 +136,8 @@ describe("@mendable/firecrawl-js against this server", () => {
 
 describe("SSRF guard through the server", () => {
   it("answers 403 URL_BLOCKED for a loopback target when private URLs are not allowed", async () => {
-    const { ReadersLive } = await import("strata")
-    const strict = Pipeline.layer.pipe(Layer.provide([Fetcher.layerWith({ allowPrivate: false }), ReadersLive]))
+    const { Strata } = await import("strata")
+    const strict = Strata.layer({ fetch: { allowPrivateUrls: false } })
     const guarded = await startTestServer(strict, { apiKeys: [KEY] })
     try {
       const response = await fetch(`${guarded.url}/v2/scrape`, {

@@ -8,10 +8,9 @@ import {
   DocumentUnreadable,
   FetchFailed,
   InvalidRequest,
-  LockdownCacheMiss,
-  NoCachedData,
   NotSupported,
   scrapeError,
+  StageFailed,
   TimedOut,
   UnsupportedFileType,
   UrlBlocked
@@ -33,8 +32,7 @@ const reasons = {
   UnsupportedFileType: () => new UnsupportedFileType({ message: "zip archives are not supported" }),
   Encrypted: () => new DocumentUnreadable({ kind: "encrypted", message: "the PDF is encrypted" }),
   MissingComponent: () => new DocumentUnreadable({ kind: "missing_component", message: "LibreOffice is not installed" }),
-  NoCachedData: () => new NoCachedData({ message: "no cached copy" }),
-  LockdownCacheMiss: () => new LockdownCacheMiss({ message: "lockdown: no cached copy" })
+  StageFailed: () => new StageFailed({ stage: "Redaction", message: "the detector failed" })
 } as const
 
 let interruptedScrapes = 0
@@ -191,8 +189,7 @@ describe("error table", () => {
     ["UnsupportedFileType", 500, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
     ["Encrypted", 422, "DOCUMENT_UNREADABLE"],
     ["MissingComponent", 500, "DOCUMENT_COMPONENT_MISSING"],
-    ["NoCachedData", 404, "SCRAPE_NO_CACHED_DATA"],
-    ["LockdownCacheMiss", 404, "SCRAPE_LOCKDOWN_CACHE_MISS"]
+    ["StageFailed", 500, "SCRAPE_STAGE_FAILED"]
   ]
   it.each(cases)("scrape %s -> %i %s", async (simulate, status, code) => {
     const response = await scrape({ url: "https://example.com", simulate })

@@ -47,8 +47,8 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
-  const { StrataLive } = await import("strata")
-  server = await startTestServer(StrataLive, { apiKeys: [KEY] })
+  const { Strata } = await import("strata")
+  server = await startTestServer(Strata.StrataLive, { apiKeys: [KEY] })
 })
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 /** Orientation and skew estimation on a rendered page turned by known amounts, and the renderer's embedded-scan path. */
 import { describe, expect, it } from "vitest"
 import { applyOrientation, estimateOrientation } from "../src/ImageOps.ts"
-import { openRenderer } from "../src/PageRenderer.ts"
+import { openRenderer } from "../../pdf/src/PageRenderer.ts"
 import { degrade, imagePdf, makeTextPdf, renderAll } from "./support/SyntheticPages.ts"
 
 describe("estimateOrientation", async () => {

@@ -12,7 +12,7 @@ import type { Gray } from "../src/ImageOps.ts"
 import { ocrPageToBlocks } from "../src/OcrBlocks.ts"
 import * as OcrPool from "../src/OcrPool.ts"
 import * as PaddleEngine from "../src/PaddleEngine.ts"
-import { openRenderer } from "../src/PageRenderer.ts"
+import { openRenderer } from "../../pdf/src/PageRenderer.ts"
 import * as TesseractEngine from "../src/TesseractEngine.ts"
 import { degrade, imagePdf, makeTextPdf, renderAll } from "./support/SyntheticPages.ts"
 

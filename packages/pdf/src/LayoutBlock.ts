@@ -3,28 +3,9 @@
  * learned layout model could fill instead of the rules (it would give boxes and kinds; the lines
  * inside each box come from the text layer either way).
  */
-import type { BlockKind } from "@strata/core"
-import type { Line } from "./Lines.ts"
-import type { TableGrid } from "./TableGrid.ts"
+import type { BlockKind, LayoutBlock, Line } from "@strata/core"
 
-export interface LayoutBlock {
-  kind: BlockKind
-  lines: Array<Line>
-  x0: number
-  x1: number
-  top: number
-  bottom: number
-  /** Dominant font size. */
-  size: number
-  /** Heading level 1..6 (for `title` and `section_header`). */
-  level?: number
-  /** List nesting depth (for `list_item`). */
-  depth?: number
-  /** Spaces before a list item's marker, so that nested items nest in markdown. */
-  indent?: number
-  /** The cells of a `table` block. */
-  table?: TableGrid
-}
+export type { LayoutBlock } from "@strata/core"
 
 export const blockOf = (kind: BlockKind, lines: Array<Line>): LayoutBlock => {
   let x0 = Infinity, x1 = -Infinity, top = Infinity, bottom = -Infinity

@@ -6,27 +6,9 @@
  * Word spaces are rebuilt from geometry (pdf.js drops or keeps them inconsistently); superscripts
  * (smaller, raised) join the row of the text they sit on without being glued to the previous word.
  */
-import type { TextRun } from "./PageContent.ts"
+import type { Line, TextRun } from "@strata/core"
 
-export interface Line {
-  readonly runs: ReadonlyArray<TextRun>
-  readonly text: string
-  readonly x0: number
-  readonly x1: number
-  readonly top: number
-  readonly bottom: number
-  readonly baseline: number
-  /** The size of most of the characters. */
-  readonly size: number
-  readonly bold: boolean
-  readonly italic: boolean
-  readonly mono: boolean
-  readonly math: boolean
-  readonly rotated: boolean
-  readonly rtl: boolean
-  /** Index of the row the fragment was cut from: fragments of one row share it. */
-  readonly row: number
-}
+export type { Line } from "@strata/core"
 
 /** A fragment ends where the gap exceeds this many font sizes. */
 export const FRAGMENT_GAP = 1.1

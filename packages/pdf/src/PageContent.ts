@@ -13,73 +13,16 @@
  */
 import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/src/display/api.d.ts"
 import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
-import { applyMatrix, multiplyMatrix as multiply, type Matrix } from "@strata/core"
+import { applyMatrix, multiplyMatrix as multiply, type Matrix, type PageElements, type TextRun, type ImageBox, type Rule, type DrawingBox } from "@strata/core"
 import { graphicsFrom } from "./Graphics.ts"
 import { type FontFacts, type TextStyle, textFromOperatorList } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
 import { readWithTextPass, textPassContent } from "./TextPass.ts"
 
-/** A run of text in one font, as pdf.js groups glyphs. */
-export interface TextRun {
-  readonly text: string
-  readonly x0: number
-  readonly x1: number
-  readonly top: number
-  readonly bottom: number
-  readonly baseline: number
-  readonly size: number
-  readonly bold: boolean
-  readonly italic: boolean
-  readonly mono: boolean
-  /** Math fonts (CMMI, CMSY, ...): a hint for formulas. */
-  readonly math: boolean
-  /** Set in a symbol font (dingbats): a lone glyph opening a line is a bullet. */
-  readonly symbol: boolean
-  /** Text that does not run left to right along the page (vertical stamps, rotated labels). */
-  readonly rotated: boolean
-  readonly rtl: boolean
-}
+export type { DrawingBox, ImageBox, Rule, TextRun } from "@strata/core"
 
-/** An axis-aligned rule: `horizontal` ones have y0 == y1 (their centre line), vertical ones x0 == x1. */
-export interface Rule {
-  readonly horizontal: boolean
-  readonly x0: number
-  readonly y0: number
-  readonly x1: number
-  readonly y1: number
-}
-
-/** Where an image is painted (its unit square through the current transform), in page space; pixels are never decoded. */
-export interface ImageBox {
-  readonly x0: number
-  readonly top: number
-  readonly x1: number
-  readonly bottom: number
-}
-
-/** The box of one painted (stroked or filled) path, in page space: the stuff of charts and diagrams. */
-export interface DrawingBox {
-  readonly x0: number
-  readonly top: number
-  readonly x1: number
-  readonly bottom: number
-}
-
-export interface PageContent {
-  readonly pageNumber: number
-  readonly width: number
-  readonly height: number
-  readonly runs: ReadonlyArray<TextRun>
-  readonly rules: ReadonlyArray<Rule>
-  /** Image placements, when the operator list was read (see `readPage`). */
-  readonly images: ReadonlyArray<ImageBox>
-  /** Painted paths, clipped to the page, page-sized backgrounds left out (see `pageDrawings`). */
-  readonly drawings: ReadonlyArray<DrawingBox>
-  /** Characters pdf.js could not map to Unicode (U+FFFD): many of them mean the text layer is unusable. */
-  readonly unmapped: number
-  /** True when the graphics could not be read (the page is then `partial`). */
-  readonly graphicsFailed: boolean
-}
+/** What pdf.js says is on a page: the core's `PageElements`, filled from the operator list. */
+export type PageContent = PageElements
 
 const clamp = (value: number, low: number, high: number) => (value < low ? low : value > high ? high : value)
 

@@ -1,56 +1,37 @@
 /**
- * The page-level chain, in two steps so that document-level facts can come in between:
- * `analysePage` (lines, tables, paragraphs: needs only the page) runs when a page enters the
- * reader's look-ahead window; `finishPage` (kinds, furniture, reading order, markdown) runs when
- * the page leaves it, with the font statistics and the neighbouring pages it needs.
+ * The heuristic layout chain for a page, as plain functions the stage layers (HeuristicLayout.ts)
+ * wrap: `analyseLines` (lines, figures, paragraphs: needs only the page and its tables) runs as a
+ * page enters the reader's look-ahead window; `labelPage` (kinds, furniture) and `orderBlocks`
+ * (reading order) run when the page leaves it, with the font statistics and the neighbouring
+ * pages they need; `writePage` turns the ordered blocks into the page's `Block`s.
  */
-import { type Block, type Diagnostic, makeBlock, type Page, type PageStatus } from "@strata/core"
+import { type Block, type LayoutBlock, type LayoutPage, type Line, makeBlock, type Page, type PageElements } from "@strata/core"
 import { blockMarkdown, pageVocabulary } from "./BlockMarkdown.ts"
 import { findFigures, placeCaptions } from "./Figures.ts"
 import { findVectorFigures } from "./VectorFigures.ts"
 import { classifyBlocks, observeHeadings } from "./Classify.ts"
 import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
-import type { LayoutBlock } from "./LayoutBlock.ts"
-import { buildLines } from "./Lines.ts"
 import { nestLists } from "./Lists.ts"
-import type { PageContent } from "./PageContent.ts"
 import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
 import { mirrorGrid, type TableGrid } from "./TableGrid.ts"
-import { alignedTables } from "./AlignedTables.ts"
-import { ruledTables } from "./Tables.ts"
 
-export interface PageAnalysis {
-  readonly pageNumber: number
-  readonly width: number
-  readonly height: number
-  readonly blocks: Array<LayoutBlock>
-  readonly status: PageStatus
-  readonly diagnostics: Array<Diagnostic>
-  readonly rtl: boolean
-  /** Characters of text on the page (0 means no text layer). */
-  readonly chars: number
-}
+/** @deprecated name: a page after the page-local pass is core's `LayoutPage`. */
+export type PageAnalysis = LayoutPage
 
-export interface AnalyseOptions {
-  /** Look for tables (ruled and aligned). */
-  readonly tables: boolean
-  /** Warn about pages without usable text (mode `auto`: they would need OCR). */
-  readonly warnNoText: boolean
-}
-
-export const analysePage = (content: PageContent, stats: FontStats, options: AnalyseOptions): PageAnalysis => {
-  const lines = buildLines(content.runs)
-  let rest = lines
-  let tables: Array<LayoutBlock> = []
-  if (options.tables) {
-    const ruled = ruledTables(rest, content.rules, content)
-    tables.push(...ruled.tables)
-    const aligned = alignedTables(ruled.rest, content.width)
-    tables.push(...aligned.tables)
-    rest = aligned.rest
-  }
+/**
+ * The page-local pass over a page whose tables are already found: pictures, drawn figures,
+ * paragraphs and heading candidates. `lines` are all the page's lines, `rest` those outside tables.
+ */
+export const analyseLines = (
+  content: PageElements,
+  lines: ReadonlyArray<Line>,
+  split: { readonly tables: Array<LayoutBlock>; readonly rest: Array<Line> },
+  stats: FontStats
+): LayoutPage => {
+  let rest = split.rest
+  let tables = split.tables
   // Pictures come after tables (a table on a tinted image stays a table) and before paragraphs (their labels stay out).
   const pictures = findFigures(content.images, rest, tables, content)
   // Charts and diagrams drawn with paths, outside the tables and image figures already found.
@@ -69,18 +50,9 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
     chars += line.text.length
     if (line.rtl) rtlLines++
   }
-  const diagnostics: Array<Diagnostic> = []
+  const diagnostics: LayoutPage["diagnostics"] = [...(content.diagnostics ?? [])]
   if (content.graphicsFailed) {
     diagnostics.push({ severity: "warning", code: "pdf_graphics_unreadable", message: "the page's drawings could not be read; tables drawn with lines may be missed", page: content.pageNumber })
-  }
-  const unusable = chars === 0 || content.unmapped > chars * 0.3
-  if (options.warnNoText && unusable) {
-    diagnostics.push({
-      severity: "warning",
-      code: "pdf_no_text_layer",
-      message: chars === 0 ? "the page has no text layer (a scan or an image): OCR would be needed" : "most of the page's text cannot be mapped to Unicode: OCR would be needed",
-      page: content.pageNumber
-    })
   }
   return {
     pageNumber: content.pageNumber,
@@ -90,9 +62,20 @@ export const analysePage = (content: PageContent, stats: FontStats, options: Ana
     status: content.graphicsFailed ? "partial" : "ok",
     diagnostics,
     rtl: rtlLines > lines.length / 2,
-    chars
+    chars,
+    textSource: content.textSource ?? "native_text"
   }
 }
+
+/** Final kinds (headings, captions, formulas) and page furniture, with the pages around it. */
+export const labelPage = (page: LayoutPage, neighbours: ReadonlyArray<LayoutPage>, stats: FontStats): LayoutPage => {
+  classifyBlocks(page.blocks, stats, page)
+  markFurniture(page, neighbours, stats.bodySize)
+  return page
+}
+
+/** Reading order of a labelled page: XY-cut, paragraphs cut by a column break joined, captions by their figures. */
+export const orderBlocks = (page: LayoutPage): Array<LayoutBlock> => placeCaptions(joinContinuations(readingOrder(page.blocks, page.rtl)))
 
 const normalisedBox = (block: LayoutBlock, page: PageAnalysis): [number, number, number, number] => {
   const c = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 10000) / 10000
@@ -132,15 +115,8 @@ const joinContinuations = (ordered: Array<LayoutBlock>): Array<LayoutBlock> => {
 
 /** A page whose blocks have kinds and reading order, not yet written. */
 export interface OrderedPage {
-  readonly page: PageAnalysis
+  readonly page: LayoutPage
   ordered: Array<LayoutBlock>
-}
-
-/** Kinds, furniture and reading order: everything but the markdown. */
-export const orderPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): OrderedPage => {
-  classifyBlocks(page.blocks, stats, page)
-  markFurniture(page, neighbours, stats.bodySize)
-  return { page, ordered: placeCaptions(joinContinuations(readingOrder(page.blocks, page.rtl))) }
 }
 
 const isFurnitureKind = (block: LayoutBlock) =>
@@ -155,17 +131,17 @@ const isBody = (block: LayoutBlock) =>
  * case at the same size, that block's lines move to `current` (its box stays the one on `current`).
  * A table whose rows go on at the top of the next page is joined the same way.
  */
-export const carryOver = (current: OrderedPage, next: OrderedPage): void => {
-  const last = current.ordered.filter(isBody).at(-1)
-  const firstIndex = next.ordered.findIndex(isBody)
-  const first = next.ordered[firstIndex]
+export const carryOver = (current: Array<LayoutBlock>, next: Array<LayoutBlock>): void => {
+  const last = current.filter(isBody).at(-1)
+  const firstIndex = next.findIndex(isBody)
+  const first = next[firstIndex]
   if (last === undefined || first === undefined) return
   if (last.table !== undefined && first.table !== undefined) {
     const merged = appendRows(last.table, first.table)
     if (merged !== undefined) {
       last.table = merged
       last.lines.push(...first.lines)
-      next.ordered.splice(firstIndex, 1)
+      next.splice(firstIndex, 1)
     }
     return
   }
@@ -175,7 +151,7 @@ export const carryOver = (current: OrderedPage, next: OrderedPage): void => {
   const head = first.lines[0]?.text ?? ""
   if (!/[\p{Ll},\-\u00ad]$/u.test(tail) || !/^\p{Ll}/u.test(head)) return
   last.lines.push(...first.lines)
-  next.ordered.splice(firstIndex, 1)
+  next.splice(firstIndex, 1)
 }
 
 /**
@@ -192,6 +168,20 @@ const appendRows = (table: TableGrid, more: TableGrid): TableGrid | undefined =>
   return { rows: table.rows + more.rows - skip, cols: table.cols, cells }
 }
 
+/** The mean recognition confidence of an OCR'd block's runs, weighted by their length. */
+const ocrConfidence = (block: LayoutBlock): number | null => {
+  let chars = 0
+  let sum = 0
+  for (const line of block.lines) {
+    for (const run of line.runs) {
+      if (run.confidence === undefined) continue
+      chars += run.text.length
+      sum += run.confidence * run.text.length
+    }
+  }
+  return chars === 0 ? null : Math.round((sum / chars) * 1000) / 1000
+}
+
 /** Writes an ordered page: each block's markdown fragment, box and kind. */
 export const writePage = ({ page, ordered }: OrderedPage): Page => {
   nestLists(ordered)
@@ -203,7 +193,9 @@ export const writePage = ({ page, ordered }: OrderedPage): Page => {
     if (content.length === 0) continue
     blocks.push(makeBlock(block.kind, content, {
       bbox: normalisedBox(block, page),
-      source: "native_text",
+      source: page.textSource,
+      ...(block.label !== undefined ? { label: block.label } : {}),
+      confidence: { layout: block.confidence ?? null, ocr: page.textSource === "layout_ocr" ? ocrConfidence(block) : null },
       ...(block.kind === "list_item" ? { depth: block.depth ?? 0 } : {})
     }))
   }
@@ -216,10 +208,6 @@ export const writePage = ({ page, ordered }: OrderedPage): Page => {
     ...(page.diagnostics.length > 0 ? { diagnostics: page.diagnostics } : {})
   }
 }
-
-/** Orders and writes a page on its own (no page after it to carry a paragraph into). */
-export const finishPage = (page: PageAnalysis, neighbours: ReadonlyArray<PageAnalysis>, stats: FontStats): Page =>
-  writePage(orderPage(page, neighbours, stats))
 
 /** The record of a page that could not be read at all. */
 export const failedPage = (pageNumber: number, message: string): Page => ({

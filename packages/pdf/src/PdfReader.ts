@@ -1,21 +1,34 @@
 /**
- * The PDF reader: bytes in, `DocumentInfo` plus a lazy `Stream` of pages out.
+ * The PDF reader: bytes in, `DocumentInfo` plus a lazy `Stream` of pages out, through the page
+ * stages it takes from the Effect context: OCR (OcrPages.ts, when an `OcrEngine` is there),
+ * `Layout` (with its `Tables`), `ReadingOrder`. Swap any of them by providing another layer.
  *
  * Pages are read in order (by a pool of worker threads a few pages ahead for longer documents,
- * see PagePool.ts; on the calling thread for short ones). Each page is analysed as it enters a small look-ahead window
- * (so font statistics and running headers of the pages around it are known) and finished when it
- * leaves; at most `2 * WINDOW + 2` analysed pages are held, whatever the document's length. A page
- * pdf.js cannot read is recorded as `failed` and the stream goes on; the deadline ends the stream
- * with a Timeout error.
+ * see PagePool.ts; on the calling thread for short ones). Each page is analysed as it enters a
+ * small look-ahead window (so font statistics and running headers of the pages around it are
+ * known) and labelled, ordered and written when it leaves; at most `2 * WINDOW + 2` analysed pages
+ * are held, whatever the document's length. A page that cannot be read or laid out is recorded
+ * as `failed` and the stream goes on; the deadline ends the stream with a Timeout error.
  */
 import { Effect, Option, Stream } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
-import { Corrupt, type DocumentError, type DocumentInfo, type Page, type ReadRequest, type ReadResult, type Reader } from "@strata/core"
-import { FontStats } from "./FontStats.ts"
+import { Corrupt, Layout, OcrEngine, ReadingOrder } from "@strata/core"
+import type { DocumentError, DocumentInfo, LayoutPage, LayoutSession, Page, ReadRequest, ReadResult, Reader, StageError } from "@strata/core"
+import { ocrPages } from "./OcrPages.ts"
 import { pagePool } from "./PagePool.ts"
 import { inThreadSource, type PageSource, pooledSource } from "./PageSource.ts"
-import { analysePage, type AnalyseOptions, carryOver, failedPage, type OrderedPage, orderPage, type PageAnalysis, writePage } from "./PageLayout.ts"
+import { failedPage, type OrderedPage, writePage } from "./PageLayout.ts"
 import { closePdf, openPdf, type OpenedPdf, pdfError } from "./PdfLoader.ts"
+
+/** The stages a PDF is read with (see `makePdfReader`, which takes them from the context). */
+export interface PdfStages {
+  readonly layout: Layout["Service"]
+  readonly readingOrder: ReadingOrder["Service"]
+  /** Absent: pages are never OCR'd. */
+  readonly ocr?: OcrEngine["Service"] | undefined
+  /** Render resolution for OCR; default the engine's preferred DPI. */
+  readonly ocrDpi?: number | undefined
+}
 
 /** Pages looked at on each side of the page being finished. */
 export const WINDOW = 3
@@ -72,27 +85,35 @@ interface WindowState {
   nextRead: number
   /** Next page to finish and emit. */
   nextEmit: number
-  readonly analysed: Map<number, PageAnalysis>
+  readonly analysed: Map<number, LayoutPage>
   /** Pages with kinds and order (the page being written and the one after it). */
   readonly ordered: Map<number, OrderedPage>
   readonly failed: Map<number, string>
 }
 
+const stageFailure = (what: string, error: StageError) => `the page's layout could not be ${what}: ${error.message}`
+
 /** The stream of pages; `opened` is closed when the stream ends, fails or is interrupted. */
-const pageStream = (opened: OpenedPdf, source: PageSource, numPages: number, options: AnalyseOptions): Stream.Stream<Page, DocumentError> => {
-  const stats = new FontStats()
+const pageStream = (
+  opened: OpenedPdf,
+  source: PageSource,
+  numPages: number,
+  layout: LayoutSession,
+  readingOrder: ReadingOrder["Service"]
+): Stream.Stream<Page, DocumentError> => {
   const state: WindowState = { nextRead: 1, nextEmit: 1, analysed: new Map(), ordered: new Map(), failed: new Map() }
   const readNext = Effect.suspend(() => {
     const pageNumber = state.nextRead++
     return source.read(pageNumber).pipe(
-      Effect.map((content) => {
+      Effect.flatMap((content) =>
         // A layout bug on one odd page must not take the document down: the page is recorded as failed.
-        try {
-          state.analysed.set(pageNumber, analysePage(content, stats, options))
-        } catch (cause) {
-          state.failed.set(pageNumber, `the page's layout could not be analysed: ${cause instanceof Error ? cause.message : String(cause)}`)
-        }
-      }),
+        layout.analyse(content).pipe(
+          Effect.match({
+            onSuccess: (analysis) => void state.analysed.set(pageNumber, analysis),
+            onFailure: (error) => void state.failed.set(pageNumber, stageFailure("analysed", error))
+          })
+        )
+      ),
       Effect.catch((error: DocumentError): Effect.Effect<void, DocumentError> =>
         error.reason._tag === "Timeout"
           ? Effect.fail(error)
@@ -101,57 +122,70 @@ const pageStream = (opened: OpenedPdf, source: PageSource, numPages: number, opt
           }))
     )
   })
+  /** Labels and orders page `n` once (undefined when it was never analysed or its stages failed). */
+  const order = (n: number): Effect.Effect<OrderedPage | undefined> =>
+    Effect.suspend(() => {
+      const done = state.ordered.get(n)
+      if (done !== undefined) return Effect.succeed(done)
+      const analysis = state.analysed.get(n)
+      if (analysis === undefined) return Effect.succeed(undefined)
+      const neighbours: Array<LayoutPage> = []
+      for (let p = n - WINDOW; p <= n + WINDOW; p++) {
+        const other = state.analysed.get(p)
+        if (other !== undefined && p !== n) neighbours.push(other)
+      }
+      return layout.label(analysis, neighbours).pipe(
+        Effect.flatMap((labelled) => Effect.map(readingOrder.order(labelled), (ordered): OrderedPage => ({ page: labelled, ordered }))),
+        Effect.tap((ordered) => Effect.sync(() => state.ordered.set(n, ordered))),
+        Effect.catch((error: StageError) =>
+          Effect.sync(() => {
+            state.analysed.delete(n)
+            state.failed.set(n, stageFailure("finished", error))
+            return undefined
+          }))
+      )
+    })
   const step = Effect.suspend((): Effect.Effect<readonly [ReadonlyArray<Page>, Option.Option<WindowState>], DocumentError> => {
     const pageNumber = state.nextEmit
     const fill = Effect.whileLoop({
-      // One page beyond the window: page + 1 is ordered early (see carryOver) and needs its own window.
+      // One page beyond the window: page + 1 is ordered early (see continueAcross) and needs its own window.
       while: () => state.nextRead <= Math.min(numPages, pageNumber + WINDOW + 1),
       body: () => readNext,
       step: () => undefined
     })
-    return fill.pipe(Effect.map(() => {
-      const order = (n: number): OrderedPage | undefined => {
-        const done = state.ordered.get(n)
-        if (done !== undefined) return done
-        const analysis = state.analysed.get(n)
-        if (analysis === undefined) return undefined
-        const neighbours: Array<PageAnalysis> = []
-        for (let p = n - WINDOW; p <= n + WINDOW; p++) {
-          const other = state.analysed.get(p)
-          if (other !== undefined && p !== n) neighbours.push(other)
-        }
-        const ordered = orderPage(analysis, neighbours, stats)
-        state.ordered.set(n, ordered)
-        return ordered
+    const finish = Effect.gen(function*() {
+      const current = yield* order(pageNumber)
+      if (current === undefined) return failedPage(pageNumber, state.failed.get(pageNumber) ?? "the page could not be read")
+      // The next page is ordered now so that a paragraph running over the break stays whole.
+      const next = pageNumber < numPages ? yield* order(pageNumber + 1) : undefined
+      if (next !== undefined) {
+        const joined = yield* Effect.result(readingOrder.continueAcross(current.ordered, next.ordered))
+        if (joined._tag === "Failure") return failedPage(pageNumber, stageFailure("finished", joined.failure))
       }
-      let page: Page
       try {
-        const current = order(pageNumber)
-        if (current === undefined) {
-          page = failedPage(pageNumber, state.failed.get(pageNumber) ?? "the page could not be read")
-        } else {
-          // The next page is ordered now so that a paragraph running over the break stays whole.
-          const next = pageNumber < numPages ? order(pageNumber + 1) : undefined
-          if (next !== undefined) carryOver(current, next)
-          page = writePage(current)
-        }
+        return writePage(current)
       } catch (cause) {
-        page = failedPage(pageNumber, `the page's layout could not be finished: ${cause instanceof Error ? cause.message : String(cause)}`)
+        return failedPage(pageNumber, `the page's layout could not be finished: ${cause instanceof Error ? cause.message : String(cause)}`)
       }
-      state.ordered.delete(pageNumber)
-      state.failed.delete(pageNumber)
-      state.analysed.delete(pageNumber - WINDOW)
-      state.nextEmit++
-      return [[page], state.nextEmit <= numPages ? Option.some(state) : Option.none()] as const
-    }))
+    })
+    return fill.pipe(
+      Effect.andThen(finish),
+      Effect.map((page) => {
+        state.ordered.delete(pageNumber)
+        state.failed.delete(pageNumber)
+        state.analysed.delete(pageNumber - WINDOW)
+        state.nextEmit++
+        return [[page], state.nextEmit <= numPages ? Option.some(state) : Option.none()] as const
+      })
+    )
   })
   const close = Effect.andThen(source.close, closePdf(opened))
   if (numPages === 0) return Stream.empty.pipe(Stream.ensuring(close))
   return Stream.paginate(state, () => step).pipe(Stream.ensuring(close))
 }
 
-/** Reads a PDF. `fileName` is unused; the password, when the caller has one, is not part of the contract yet. */
-export const readPdf = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError> =>
+/** Reads a PDF with the given stages. `fileName` is unused; a password is not part of the contract yet. */
+export const readPdf = (request: ReadRequest, stages: PdfStages): Effect.Effect<ReadResult, DocumentError> =>
   Effect.gen(function*() {
     const { deadline, maxPages, mode } = request.options
     const opened = yield* openPdf(request.bytes, deadline)
@@ -164,16 +198,30 @@ export const readPdf = (request: ReadRequest): Effect.Effect<ReadResult, Documen
     const metadata = yield* documentMetadata(opened.doc)
     const info: DocumentInfo = { numPages, totalPages, metadata }
     const pool = numPages >= POOL_MIN_PAGES ? pagePool() : undefined
-    const source = pool === undefined
+    const native = pool === undefined
       ? inThreadSource(opened, deadline)
       : pooledSource(pool, request.bytes, numPages, deadline, LOOKAHEAD_PER_WORKER * pool.size)
-    const pages = pageStream(opened, source, numPages, { tables: true, warnNoText: mode === "auto" })
-    return { info, pages }
+    const source = yield* ocrPages(native, { engine: stages.ocr, mode, bytes: request.bytes, deadline, numPages, dpi: stages.ocrDpi }).pipe(
+      Effect.tapError(() => Effect.andThen(native.close, closePdf(opened)))
+    )
+    const session = yield* stages.layout.begin
+    return { info, pages: pageStream(opened, source, numPages, session, stages.readingOrder) }
   })
 
-/** The `Reader` the pipeline registers for `pdf`. */
-export const pdfReader: Reader = {
+/** A PDF `Reader` over fixed stages (benchmarks and tests that build their own). */
+export const pdfReaderWith = (stages: PdfStages): Reader => ({
   name: "pdf",
   formats: ["pdf"],
-  read: readPdf
-}
+  read: (request) => readPdf(request, stages)
+})
+
+/**
+ * The PDF `Reader` with the stages of the context: `Layout` and `ReadingOrder` (required), and
+ * the `OcrEngine` when one is provided (else pages are never OCR'd).
+ */
+export const makePdfReader: Effect.Effect<Reader, never, Layout | ReadingOrder> = Effect.gen(function*() {
+  const layout = yield* Layout
+  const readingOrder = yield* ReadingOrder
+  const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))
+  return pdfReaderWith({ layout, readingOrder, ocr })
+})

@@ -1,10 +1,30 @@
-/** @strata/pdf: born-digital PDFs to pages of typed blocks (text, headings, lists, tables, code) with pdf.js. */
-export { pdfReader, readPdf, WINDOW } from "./PdfReader.ts"
+/**
+ * @strata/pdf: PDFs to pages of typed blocks with pdf.js: the PDF `Reader` (which takes its page
+ * stages from the Effect context), the heuristic layers of those stages, page rendering and the
+ * per-page OCR decision.
+ */
+import { heuristicLayout, heuristicReadingOrder, heuristicTables } from "./HeuristicLayout.ts"
+import { pdfReaderWith } from "./PdfReader.ts"
+
+export { makePdfReader, pdfReaderWith, readPdf, WINDOW, type PdfStages } from "./PdfReader.ts"
+export {
+  heuristicLayout,
+  HeuristicLayout,
+  heuristicReadingOrder,
+  HeuristicReadingOrder,
+  HeuristicStages,
+  heuristicTables,
+  HeuristicTables
+} from "./HeuristicLayout.ts"
 export { openPdf, closePdf } from "./PdfLoader.ts"
-export { readPage, type PageContent, type TextRun, type Rule } from "./PageContent.ts"
+export { readPage, type PageContent } from "./PageContent.ts"
 export { readPageContent } from "./PageSource.ts"
 export { configurePdfWorkers, pagePool } from "./PagePool.ts"
-export { buildLines, type Line } from "./Lines.ts"
-export { analysePage, finishPage, type PageAnalysis } from "./PageLayout.ts"
-export { tableMarkdown, type TableGrid, type TableCell } from "./TableGrid.ts"
-export { makePdfReader, type PdfReaderOptions } from "./OcrPdfReader.ts"
+export { buildLines } from "./Lines.ts"
+export { tableMarkdown } from "./TableGrid.ts"
+export { openRenderer, type PageRenderer, type RenderedPage } from "./PageRenderer.ts"
+export { decideOcr, type DecisionInput, type DecisionReason, type OcrDecision } from "./OcrDecision.ts"
+export { ocrRuns } from "./OcrPages.ts"
+
+/** The PDF reader with the heuristic stages and no OCR (benchmarks, tools). */
+export const pdfReader = pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder })

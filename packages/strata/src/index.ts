@@ -1,37 +1,78 @@
 /**
- * `strata`: the library entry point. `scrape` and `parse` run the same pipeline as the HTTP
- * server, in-process, and resolve to the response's `data` object (or reject with a
- * `ScrapeError` whose `reason` says why). Effect users take `StrataLive` and the `Pipeline`
- * service instead.
+ * `strata`: the library entry point.
+ *
+ * - Node users: `createStrata(options)` returns `{ scrape, parse, parseStream, close }`, typed from
+ *   the contract's Schemas, each call taking an `AbortSignal`. The module-level `scrape` and
+ *   `parse` use one shared default handle (`dispose()` stops it).
+ * - Effect users: `Strata.layer(options)` is the `Pipeline` service with every engine; any stage
+ *   (`Layout`, `Tables`, `ReadingOrder`, `OcrEngine`, `Redaction`) is replaced through
+ *   `options.stages`, and the stage contracts are exported to write your own.
  */
-import { Pipeline, type ResponseData } from "@strata/core"
-import { ManagedRuntime } from "effect"
-import { StrataLive } from "./Live.ts"
+import { createStrata, type DocumentInput, type ParseOptions, type ScrapeData, type ScrapeOptions, type StrataClient } from "./Client.ts"
 
-export * from "@strata/core"
-export { ReadersLive, StrataLive } from "./Live.ts"
+export { createStrata } from "./Client.ts"
+export type { CallOptions, DocumentInput, ParseEvent, ParseOptions, ScrapeData, ScrapeOptions } from "./Client.ts"
+export type { StrataClient } from "./Client.ts"
+export type { StageLayers, StrataOptions } from "./Live.ts"
+export type { OcrEngineName } from "./LazyOcr.ts"
 
-let runtime: ManagedRuntime.ManagedRuntime<Pipeline, never> | undefined
-const getRuntime = () => (runtime ??= ManagedRuntime.make(StrataLive))
+/** The Effect API: `Strata.layer(options)`, the `Pipeline` service and its layers. */
+export * as Strata from "./Effect.ts"
 
-/** Scrapes one URL. `options` are the contract's ScrapeOptions (formats, onlyMainContent, parsers, ...). */
-export const scrape = (url: string, options: Record<string, unknown> = {}): Promise<ResponseData> =>
-  getRuntime().runPromise(Pipeline.use((pipeline) => pipeline.scrape({ ...options, url })))
+// The stage contracts and what they exchange, for users who write their own stage.
+export {
+  type Block,
+  type BlockKind,
+  type ContentEvent,
+  type Diagnostic,
+  DocumentReaders,
+  Layout,
+  type LayoutBlock,
+  type LayoutPage,
+  type LayoutSession,
+  type Line,
+  noRedaction,
+  OcrEngine,
+  OcrError,
+  type OcrImage,
+  type OcrLine,
+  type OcrResult,
+  type OcrWord,
+  type Page,
+  type PageElements,
+  Pipeline,
+  ReadingOrder,
+  Redaction,
+  type Redactor,
+  ScrapeError,
+  StageError,
+  stageStep,
+  type TableGrid,
+  Tables,
+  type TableSplit,
+  type TextRun
+} from "@strata/core"
 
-/** Parses the bytes of a document; `fileName` gives its extension. `options` are the contract's parse options. */
+let shared: StrataClient | undefined
+const defaultHandle = () => (shared ??= createStrata())
+
+/** Scrapes one URL with the shared default handle. */
+export const scrape = (url: string, options?: ScrapeOptions): Promise<ScrapeData> => defaultHandle().scrape(url, options)
+
+/**
+ * Parses the bytes of a document with the shared default handle; `fileName` gives its extension.
+ * (`createStrata().parse({ bytes, fileName }, options)` is the same on a handle of your own.)
+ */
 export const parse = (
   bytes: Uint8Array,
   fileName: string,
-  options: Record<string, unknown> = {},
+  options?: ParseOptions,
   contentType?: string
-): Promise<ResponseData> =>
-  getRuntime().runPromise(Pipeline.use((pipeline) => pipeline.parse({ bytes, fileName, contentType }, options)))
+): Promise<ScrapeData> => defaultHandle().parse({ bytes, fileName, contentType } satisfies DocumentInput, options)
 
-/** Releases the runtime's resources (pools, workers); the next call starts a new one. */
+/** Stops the shared default handle's pools and workers; the next call starts a new one. */
 export const dispose = async (): Promise<void> => {
-  const current = runtime
-  runtime = undefined
-  if (current) await current.dispose()
+  const current = shared
+  shared = undefined
+  if (current !== undefined) await current.close()
 }
-
-

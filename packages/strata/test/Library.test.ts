@@ -63,7 +63,7 @@ describe("strata library", () => {
     expect(markdown).toContain("body text of page 2")
     expect(markdown).toContain("<!-- page 2 -->")
     expect(data.metadata).toMatchObject({ numPages: 2, creditsUsed: 2, contentType: "application/pdf" })
-    const blocks = data.blocks as Array<{ items: Array<{ content: string; markdownSpan: [number, number] | null }> }>
+    const blocks = data.blocks as unknown as Array<{ items: Array<{ content: string; markdownSpan: [number, number] | null }> }>
     for (const page of blocks) for (const block of page.items) {
       if (block.markdownSpan) expect(markdown.slice(block.markdownSpan[0], block.markdownSpan[1])).toBe(block.content)
     }
@@ -71,7 +71,7 @@ describe("strata library", () => {
 
   it("parses a PDF upload", async () => {
     const data = await parse(pdfBytes, "report.pdf", { parsers: [{ type: "pdf", pages: true }] })
-    expect((data.pages as Array<{ pageNumber: number }>).map((p) => p.pageNumber)).toEqual([1, 2])
+    expect((data.pages ?? []).map((p) => p.pageNumber)).toEqual([1, 2])
     expect(data.metadata).toMatchObject({ sourceURL: "report.pdf", numPages: 2 })
   })
 

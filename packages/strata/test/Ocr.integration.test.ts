@@ -27,11 +27,11 @@ afterAll(async () => {
 describe("OCR in the pipeline", () => {
   it("auto mode OCRs the scanned page only, as layout_ocr blocks", async () => {
     const data = await parse(mixed, "mixed.pdf", { parsers: [{ type: "pdf", blocks: true, pages: true }] })
-    const pages = data.pages as Array<{ pageNumber: number; markdown: string }>
+    const pages = data.pages as unknown as Array<{ pageNumber: number; markdown: string }>
     expect(pages[0].markdown).toContain(nativeText[1])
     const ocrText = pages[1].markdown.replace(/[#*_`>]/g, "").replace(/\s+/g, " ").trim()
     expect(characterErrorRate(ocrText, scannedText)).toBeLessThan(0.05)
-    const blocks = data.blocks as Array<{ pageNumber: number; items: Array<{ source: string | null; confidence: { ocr: number | null } }> }>
+    const blocks = data.blocks as unknown as Array<{ pageNumber: number; items: Array<{ source: string | null; confidence: { ocr: number | null } }> }>
     expect(blocks[0].items.every((b) => b.source !== "layout_ocr")).toBe(true)
     expect(blocks[1].items.length).toBeGreaterThan(0)
     expect(blocks[1].items.every((b) => b.source === "layout_ocr" && typeof b.confidence.ocr === "number")).toBe(true)
@@ -39,7 +39,7 @@ describe("OCR in the pipeline", () => {
 
   it("fast mode never OCRs and says the scanned page had no text", async () => {
     const data = await parse(mixed, "mixed.pdf", { parsers: [{ type: "pdf", mode: "fast", pages: true }] })
-    expect((data.pages as Array<{ markdown: string }>)[1].markdown).toBe("")
+    expect((data.pages as unknown as Array<{ markdown: string }>)[1].markdown).toBe("")
     expect(data.warning as string).toContain("page 2")
   }, 60_000)
 })

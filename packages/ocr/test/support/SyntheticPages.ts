@@ -8,7 +8,7 @@ import type { PDFFont } from "pdf-lib"
 import sharp from "sharp"
 import type { Gray } from "../../src/ImageOps.ts"
 import { graySharp, toGrayPixels } from "../../src/ImageOps.ts"
-import { openRenderer } from "../../src/PageRenderer.ts"
+import { openRenderer } from "../../../pdf/src/PageRenderer.ts"
 
 const WORDS = (
   "the report describes a method for measuring water quality in rivers and lakes across several regions " +

@@ -1,11 +1,12 @@
-/** The PDF reader with an OCR engine: auto OCRs exactly the scanned page, fast never does, and a hopeless deadline is a Timeout. */
+/** The PDF reader with an OCR engine: auto OCRs exactly the scanned page (through the same layout chain as native text), fast never does, and a hopeless deadline is a Timeout. */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { OcrEngine } from "@strata/core"
 import type { ParseMode } from "@strata/core"
 import { characterErrorRate, TesseractEngine } from "@strata/ocr"
 import { PDFDocument } from "pdf-lib"
-import { makePdfReader } from "../src/OcrPdfReader.ts"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables } from "../src/HeuristicLayout.ts"
+import { pdfReaderWith } from "../src/PdfReader.ts"
 import { imagePdf, makeTextPdf, renderAll } from "../../ocr/test/support/SyntheticPages.ts"
 
 const mixed = Effect.promise(async () => {
@@ -21,12 +22,12 @@ const mixed = Effect.promise(async () => {
 
 const read = (bytes: Uint8Array, mode: ParseMode, deadline = Date.now() + 60_000) =>
   Effect.gen(function*() {
-    const reader = makePdfReader({ ocr: yield* OcrEngine })
+    const reader = pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder, ocr: yield* OcrEngine })
     const result = yield* reader.read({ bytes, format: "pdf", options: { mode, deadline } })
     return Array.from(yield* Stream.runCollect(result.pages))
   })
 
-describe("makePdfReader with OCR", () => {
+describe("the PDF reader with OCR", () => {
   layer(TesseractEngine.layer(), { timeout: 60_000 })("tesseract", (it) => {
     it.effect("auto OCRs only the scanned page; fast leaves it empty", () =>
       Effect.gen(function*() {

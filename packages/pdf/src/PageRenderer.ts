@@ -12,15 +12,27 @@ import { pathToFileURL } from "node:url"
 import sharp from "sharp"
 import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs"
 import type { PDFDocumentProxy, PDFPageProxy } from "pdfjs-dist/types/src/display/api.d.ts"
-import { toGrayPixels } from "./ImageOps.ts"
+import type { Sharp } from "sharp"
 import type { DecisionInput } from "./OcrDecision.ts"
 import { pageFacts } from "./PdfPageFacts.ts"
-import type { Gray } from "./ImageOps.ts"
 import { multiplyMatrix as multiply, type Matrix } from "@strata/core"
 
 const packageRoot = dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"))
 if (pdfjs.GlobalWorkerOptions.workerSrc === "") {
   pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(join(packageRoot, "legacy/build/pdf.worker.mjs")).href
+}
+
+/** 8-bit grey pixels, row-major. */
+export interface Gray {
+  readonly data: Uint8Array
+  readonly width: number
+  readonly height: number
+}
+
+const toGrayPixels = async (pipeline: Sharp): Promise<Gray> => {
+  const { data, info } = await pipeline.toColourspace("b-w").raw().toBuffer({ resolveWithObject: true })
+  if (info.channels !== 1) throw new Error(`expected grey pixels, got ${info.channels} channels`)
+  return { data: new Uint8Array(data.buffer, data.byteOffset, info.width * info.height), width: info.width, height: info.height }
 }
 
 export interface RenderedPage {

@@ -4,7 +4,7 @@ import { PDFDocument, popGraphicsState, pushGraphicsState, setTextRenderingMode,
 import { decideOcr } from "../src/OcrDecision.ts"
 import type { DecisionInput, DecisionTextItem } from "../src/OcrDecision.ts"
 import { openRenderer } from "../src/PageRenderer.ts"
-import { imagePdf, makeTextPdf, renderAll } from "./support/SyntheticPages.ts"
+import { imagePdf, makeTextPdf, renderAll } from "../../ocr/test/support/SyntheticPages.ts"
 
 const body = "The committee agreed to publish the findings together with maps and a short summary for the public."
 const lines = (text: string, n: number, extra: Partial<DecisionTextItem> = {}): Array<DecisionTextItem> =>

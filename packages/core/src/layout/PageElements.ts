@@ -1,0 +1,150 @@
+/**
+ * What the layout stages work on: a page's elements in page coordinates (points, origin top-left,
+ * y down), as a reader finds them (pdf.js's operator list, or OCR words turned into runs), and
+ * the blocks the layout stage groups them into. Plain data, so that every stage after the reader
+ * is a swappable service (Layout, Tables, ReadingOrder) and a learned model can fill the same
+ * shapes the heuristics fill.
+ */
+import type { BlockKind, Diagnostic } from "../Document.ts"
+
+/** A run of text in one font. */
+export interface TextRun {
+  readonly text: string
+  readonly x0: number
+  readonly x1: number
+  readonly top: number
+  readonly bottom: number
+  readonly baseline: number
+  readonly size: number
+  readonly bold: boolean
+  readonly italic: boolean
+  readonly mono: boolean
+  /** Math fonts (CMMI, CMSY, ...): a hint for formulas. */
+  readonly math: boolean
+  /** Set in a symbol font (dingbats): a lone glyph opening a line is a bullet. */
+  readonly symbol: boolean
+  /** Text that does not run left to right along the page (vertical stamps, rotated labels). */
+  readonly rotated: boolean
+  readonly rtl: boolean
+  /** Recognition confidence 0..1 of OCR'd text; absent for a native text layer. */
+  readonly confidence?: number | undefined
+}
+
+/** An axis-aligned rule: `horizontal` ones have y0 == y1 (their centre line), vertical ones x0 == x1. */
+export interface Rule {
+  readonly horizontal: boolean
+  readonly x0: number
+  readonly y0: number
+  readonly x1: number
+  readonly y1: number
+}
+
+/** Where an image is painted, in page space; pixels are never decoded. */
+export interface ImageBox {
+  readonly x0: number
+  readonly top: number
+  readonly x1: number
+  readonly bottom: number
+}
+
+/** The box of one painted (stroked or filled) path, in page space: the stuff of charts and diagrams. */
+export interface DrawingBox {
+  readonly x0: number
+  readonly top: number
+  readonly x1: number
+  readonly bottom: number
+}
+
+/** Everything the layout stages know about one page. */
+export interface PageElements {
+  readonly pageNumber: number
+  readonly width: number
+  readonly height: number
+  readonly runs: ReadonlyArray<TextRun>
+  readonly rules: ReadonlyArray<Rule>
+  readonly images: ReadonlyArray<ImageBox>
+  readonly drawings: ReadonlyArray<DrawingBox>
+  /** Characters the reader could not map to Unicode (U+FFFD): many of them mean the text layer is unusable. */
+  readonly unmapped: number
+  /** True when the graphics could not be read (the page is then `partial`). */
+  readonly graphicsFailed: boolean
+  /** Where the text came from: the native text layer, or OCR of the rendered page. */
+  readonly textSource?: "native_text" | "layout_ocr" | undefined
+  /** What the reader noticed about the page (OCR applied or skipped, ...): carried onto the page. */
+  readonly diagnostics?: ReadonlyArray<Diagnostic> | undefined
+}
+
+/** A line fragment: runs sharing a baseline, cut at wide gaps. The unit the layout stages group. */
+export interface Line {
+  readonly runs: ReadonlyArray<TextRun>
+  readonly text: string
+  readonly x0: number
+  readonly x1: number
+  readonly top: number
+  readonly bottom: number
+  readonly baseline: number
+  /** The size of most of the characters. */
+  readonly size: number
+  readonly bold: boolean
+  readonly italic: boolean
+  readonly mono: boolean
+  readonly math: boolean
+  readonly rotated: boolean
+  readonly rtl: boolean
+  /** Index of the row the fragment was cut from: fragments of one row share it. */
+  readonly row: number
+}
+
+export interface TableCell {
+  readonly row: number
+  readonly col: number
+  readonly rowSpan: number
+  readonly colSpan: number
+  readonly text: string
+}
+
+/** A table as rows and columns of cells with spans. */
+export interface TableGrid {
+  readonly rows: number
+  readonly cols: number
+  /** Cells in row-major order; a spanning cell appears once, at its top-left slot. */
+  readonly cells: ReadonlyArray<TableCell>
+}
+
+/** A region of lines with a kind: what the Layout stage gives the later stages. */
+export interface LayoutBlock {
+  kind: BlockKind
+  lines: Array<Line>
+  x0: number
+  x1: number
+  top: number
+  bottom: number
+  /** Dominant font size. */
+  size: number
+  /** Heading level 1..6 (for `title` and `section_header`). */
+  level?: number
+  /** List nesting depth (for `list_item`). */
+  depth?: number
+  /** Spaces before a list item's marker, so that nested items nest in markdown. */
+  indent?: number
+  /** The cells of a `table` block. */
+  table?: TableGrid
+  /** The layout model's own label and its confidence, when a model labelled the block. */
+  label?: string
+  confidence?: number
+}
+
+/** One page after the page-local layout pass: blocks with provisional kinds, before reading order. */
+export interface LayoutPage {
+  readonly pageNumber: number
+  readonly width: number
+  readonly height: number
+  blocks: Array<LayoutBlock>
+  readonly status: "ok" | "partial" | "failed"
+  readonly diagnostics: Array<Diagnostic>
+  /** Most lines run right to left. */
+  readonly rtl: boolean
+  /** Characters of text on the page (0 means no text layer). */
+  readonly chars: number
+  readonly textSource: "native_text" | "layout_ocr"
+}

@@ -1,0 +1,24 @@
+/**
+ * The Redaction stage: runs on every page's blocks, and on a web page's markdown, before anything
+ * is written out or handed to a model, so that what it masks never leaves the pipeline. The
+ * default is a no-op (nothing is redacted unless a layer says so); `redactPII` plugs in here.
+ * A block whose content a redactor rewrites keeps its kind and box; its span follows the new text.
+ */
+import { Context, Effect } from "effect"
+import type { Page } from "../Document.ts"
+import type { StageError } from "./StageError.ts"
+
+export interface Redactor {
+  readonly name: string
+  readonly redactPage: (page: Page) => Effect.Effect<Page, StageError>
+  readonly redactMarkdown: (markdown: string) => Effect.Effect<string, StageError>
+}
+
+export const noRedaction: Redactor = {
+  name: "none",
+  redactPage: Effect.succeed,
+  redactMarkdown: Effect.succeed
+}
+
+/** The redaction step in force; the default redacts nothing. */
+export const Redaction = Context.Reference<Redactor>("@strata/core/Redaction", { defaultValue: () => noRedaction })

@@ -1,0 +1,126 @@
+/**
+ * `createStrata(options)`: the library as a Node developer uses it. One handle owns one runtime
+ * (the fetch engine, the readers, the OCR pool); `scrape`, `parse` and `parseStream` run the
+ * same pipeline as the HTTP server, in-process, take the contract's options (typed from its
+ * Schemas) plus an `AbortSignal`, and resolve to the response's `data`. `close()` (or
+ * `await using`) stops the pools. Errors reject as `ScrapeError`, whose `reason._tag` says why.
+ */
+import { type ContentEvent, type ParseOptionsBody, Pipeline, type ScrapeDataShape, type ScrapeError, type ScrapeRequestBody } from "@strata/core"
+import { Effect, ManagedRuntime, Stream } from "effect"
+import { layer, type StrataOptions } from "./Live.ts"
+
+/** The response's `data` object (markdown, html, links, metadata, pages, blocks, ...). */
+export type ScrapeData = ScrapeDataShape
+
+/** What every call accepts besides the contract's options. */
+export interface CallOptions {
+  /** Aborting rejects the call with an `AbortError` and stops its work (fetch, reading, queued OCR). */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** The contract's scrape options (`formats`, `onlyMainContent`, `parsers`, `timeout`, ...). */
+export type ScrapeOptions = Omit<typeof ScrapeRequestBody.Encoded, "url" | "catalog" | "alexandria"> & CallOptions
+
+/** The contract's parse options (`formats`, `parsers`, `timeout`, ...). */
+export type ParseOptions = typeof ParseOptionsBody.Encoded & CallOptions
+
+/** A document to parse: its bytes and its file name (the extension is a hint; the bytes are sniffed first). */
+export interface DocumentInput {
+  readonly bytes: Uint8Array
+  readonly fileName: string
+  readonly contentType?: string | undefined
+}
+
+/** One event of `parseStream`: a page as soon as it is read, then the rest of `data`. */
+export type ParseEvent =
+  | {
+    readonly type: "page"
+    readonly pageNumber: number
+    /** What the page appended to the document markdown (page marker included). */
+    readonly chunk: string
+    /** The page's own markdown and its `data.blocks` entry. */
+    readonly page?: { readonly pageNumber: number; readonly markdown: string } | undefined
+    readonly blocks?: NonNullable<ScrapeData["blocks"]>[number] | undefined
+  }
+  | { readonly type: "done"; readonly data: ScrapeData }
+
+export interface StrataClient extends AsyncDisposable {
+  scrape(url: string, options?: ScrapeOptions): Promise<ScrapeData>
+  parse(document: DocumentInput, options?: ParseOptions): Promise<ScrapeData>
+  /** `parse`, page by page: a 2,000-page PDF never sits whole in memory. */
+  parseStream(document: DocumentInput, options?: ParseOptions): AsyncIterable<ParseEvent>
+  /** Stops the pools and workers; calls after it reject. */
+  close(): Promise<void>
+}
+
+const withoutSignal = <T extends CallOptions>(options: T | undefined): Omit<T, "signal"> => {
+  if (options === undefined) return {} as Omit<T, "signal">
+  const { signal: _signal, ...rest } = options
+  return rest
+}
+
+const toEvent = (event: ContentEvent): ParseEvent =>
+  event.type === "page"
+    ? { type: "page", pageNumber: event.pageNumber, chunk: event.chunk, page: event.page, blocks: event.blocks as never }
+    : { type: "done", data: event.data as ScrapeData }
+
+/** Creates a Strata handle. Options: OCR engine, fetch policy, and layers that replace stages. */
+export const createStrata = (options: StrataOptions = {}): StrataClient => {
+  const runtime = ManagedRuntime.make(layer(options))
+  let closed = false
+  const ensureOpen = () => {
+    if (closed) throw new Error("this Strata handle is closed")
+  }
+  const run = <A>(effect: Effect.Effect<A, ScrapeError, Pipeline>, signal: AbortSignal | undefined): Promise<A> => {
+    ensureOpen()
+    return runtime.runPromise(effect, signal === undefined ? undefined : { signal })
+  }
+  const close = async () => {
+    if (closed) return
+    closed = true
+    await runtime.dispose()
+  }
+  return {
+    scrape: (url, callOptions) =>
+      run(Pipeline.use((pipeline) => pipeline.scrape({ ...withoutSignal(callOptions), url })), callOptions?.signal) as Promise<ScrapeData>,
+    parse: (document, callOptions) =>
+      run(Pipeline.use((pipeline) => pipeline.parse(document, withoutSignal(callOptions))), callOptions?.signal) as Promise<ScrapeData>,
+    parseStream: (document, callOptions) => ({
+      [Symbol.asyncIterator]: () => {
+        ensureOpen()
+        const signal = callOptions?.signal
+        let stream = Stream.unwrap(Pipeline.use((pipeline) => Effect.succeed(pipeline.parseStream(document, withoutSignal(callOptions)))))
+        if (signal !== undefined) {
+          const aborted = Effect.callback<never, Error>((resume) => {
+            const abort = () => resume(Effect.fail(abortError(signal)))
+            if (signal.aborted) abort()
+            else signal.addEventListener("abort", abort, { once: true })
+            return Effect.sync(() => signal.removeEventListener("abort", abort))
+          })
+          stream = stream.pipe(Stream.interruptWhen(aborted)) as typeof stream
+        }
+        const events = Stream.map(stream, toEvent)
+        let iterator: AsyncIterator<ParseEvent> | undefined
+        const ready = runtime.context().then((context) => {
+          iterator = Stream.toAsyncIterableWith(events, context)[Symbol.asyncIterator]()
+          return iterator
+        })
+        return {
+          next: () => ready.then((it) => it.next()),
+          return: (value?: unknown) =>
+            ready.then((it) => (it.return !== undefined ? it.return(value) : { done: true as const, value: undefined }))
+        }
+      }
+    }),
+    close,
+    [Symbol.asyncDispose]: close
+  }
+}
+
+const abortError = (signal: AbortSignal): Error => {
+  const reason: unknown = signal.reason
+  if (reason instanceof Error) return reason
+  const error = new Error("The operation was aborted")
+  error.name = "AbortError"
+  return error
+}

@@ -1,0 +1,8 @@
+/**
+ * The Effect API of `strata`, exported as the `Strata` namespace: `Strata.layer(options)` builds
+ * the `Pipeline` service with every engine; pass `options.stages` to replace a stage with your
+ * own layer. The heuristic layers of the page stages are exported too, to wrap or compose.
+ */
+export { layer, ReadersLive, StrataLive } from "./Live.ts"
+export { lazyOcrLayer } from "./LazyOcr.ts"
+export { HeuristicLayout, HeuristicReadingOrder, HeuristicStages, HeuristicTables } from "@strata/pdf"

@@ -3,9 +3,8 @@
  * chart title and a table of the cached series values by category, so that the numbers behind
  * a chart are in the markdown even though the picture is not.
  */
-import { makeBlock, type Block } from "@strata/core"
+import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
 import { escapeInline } from "./MarkdownText.ts"
-import { renderTable } from "./TableMarkdown.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseXml, textOf, type XmlElement } from "./Xml.ts"
 
 const chartTypes = /^(bar|bar3D|line|line3D|pie|pie3D|doughnut|area|area3D|scatter|radar|bubble|ofPie|stock|surface|surface3D)Chart$/
@@ -50,9 +49,9 @@ export const chartBlocks = (xml: string, source: string): Array<Block> => {
   const rowCount = Math.min(10_000, Math.max(0, ...series.map((s) => Math.max(s.categories.length, s.values.length))))
   if (series.length > 0 && rowCount > 0) {
     const categories = series.find((s) => s.categories.length > 0)?.categories ?? []
-    const rows = [[{ text: "" }, ...series.map((s) => ({ text: escapeInline(s.name) }))]]
-    for (let i = 0; i < rowCount; i++) rows.push([{ text: escapeInline(categories[i] ?? String(i + 1)) }, ...series.map((s) => ({ text: s.values[i] ?? "" }))])
-    const table = renderTable(rows)
+    const rows = [["", ...series.map((s) => escapeInline(s.name))]]
+    for (let i = 0; i < rowCount; i++) rows.push([escapeInline(categories[i] ?? String(i + 1)), ...series.map((s) => s.values[i] ?? "")])
+    const table = writeTable(gridOfRows(rows))
     if (table.length > 0) blocks.push(makeBlock("table", table, { source, label: "chart_data" }))
   }
   return blocks

@@ -4,10 +4,9 @@
  * rows most consistently, quote-aware), RFC 4180 parsing with quoted newlines and doubled
  * quotes, and one markdown table (first row as header, short rows padded).
  */
-import { makeBlock, type Block } from "@strata/core"
+import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
 import { limitExceeded } from "./Failure.ts"
 import { escapeCell } from "./SheetBlocks.ts"
-import { renderTable } from "./TableMarkdown.ts"
 
 const maxRows = 200_000
 const maxCells = 4_000_000
@@ -108,6 +107,6 @@ export const readCsv = (bytes: Uint8Array, format: string, fileName?: string): {
   while (rows.length > 0 && rows[rows.length - 1].every((f) => f.trim() === "")) rows.pop()
   const width = Math.max(0, ...rows.map((r) => r.length))
   if (width * rows.length > maxCells) throw limitExceeded(format, `the file has more than ${maxCells} cells`)
-  const table = renderTable(rows.map((r) => Array.from({ length: width }, (_, c) => ({ text: escapeCell((r[c] ?? "").trim()) }))))
+  const table = writeTable(gridOfRows(rows.map((r) => Array.from({ length: width }, (_, c) => escapeCell((r[c] ?? "").trim())))))
   return { blocks: table.length === 0 ? [] : [makeBlock("table", table, { source: "csv" })], encoding, delimiter }
 }

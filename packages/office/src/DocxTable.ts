@@ -3,7 +3,8 @@
  * `vMerge` continuations growing the cell above, rows and cells wrapped in content controls,
  * then rendered as GFM or, when cells span, HTML.
  */
-import { layoutCells, renderTable } from "./TableMarkdown.ts"
+import { writeTable } from "@strata/core"
+import { layoutCells } from "./TableMarkdown.ts"
 import { child, type XmlElement } from "./Xml.ts"
 
 /** The markdown of a table; `cellText` converts one cell's content to inline markdown. */
@@ -30,7 +31,7 @@ export const wordTable = (tbl: XmlElement, cellText: (tc: XmlElement) => string)
       col += span
     }
   })
-  return renderTable(layoutCells(cells, trs.length))
+  return writeTable(layoutCells(cells, trs.length))
 }
 
 const rowsOf = (tbl: XmlElement): Array<XmlElement> => {

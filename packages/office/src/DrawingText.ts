@@ -3,9 +3,9 @@
  * DrawingML tables (`a:tbl`) to markdown: runs with bold/italic/links, bullets and automatic
  * numbering with levels, and table cells with gridSpan/rowSpan merges.
  */
-import { makeBlock, type Block } from "@strata/core"
+import { makeBlock, type Block, writeTable } from "@strata/core"
 import { collapseSpaces, finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
-import { layoutCells, renderTable } from "./TableMarkdown.ts"
+import { layoutCells } from "./TableMarkdown.ts"
 import { child, childrenNamed, relationshipId, textOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 export interface TextOptions {
@@ -96,6 +96,6 @@ export const drawingTable = (tbl: XmlElement, rels: Map<string, Relationship>, s
       })
     })
   })
-  const markdown = renderTable(layoutCells(cells, rows.length))
+  const markdown = writeTable(layoutCells(cells, rows.length))
   return markdown.length === 0 ? undefined : makeBlock("table", markdown, { source })
 }

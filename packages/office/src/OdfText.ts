@@ -4,10 +4,10 @@
  * paragraphs (spans, links, spaces, tabs, line breaks, notes), lists with nesting, tables with
  * spans, and frames (text boxes and image descriptions).
  */
-import { makeBlock, type Block } from "@strata/core"
+import { makeBlock, type Block, writeTable } from "@strata/core"
 import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
-import { layoutCells, renderTable } from "./TableMarkdown.ts"
+import { layoutCells } from "./TableMarkdown.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseXml, textOf, type XmlElement } from "./Xml.ts"
 
 interface TextStyle {
@@ -321,5 +321,5 @@ const odfTable = (table: XmlElement, ctx: OdfContext): string => {
       }
     }
   })
-  return renderTable(layoutCells(cells, rows.length))
+  return writeTable(layoutCells(cells, rows.length))
 }

@@ -6,10 +6,9 @@
  * "heading N" and `\outlinelevel` give headings, `\ls`/`\ilvl` lists, `\intbl`/`\cell`/`\row`
  * tables, `{\footnote}` notes, HYPERLINK fields links; `\info` gives the metadata.
  */
-import { makeBlock, type Block } from "@strata/core"
+import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
 import { corrupt } from "./Failure.ts"
 import { finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
-import { renderTable, type TableCell } from "./TableMarkdown.ts"
 
 interface State {
   bold: boolean
@@ -57,8 +56,8 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
   let list: { ls: number; level: number } | undefined
   let listMarker = ""
   const listCounters = new Map<string, number>()
-  let row: Array<TableCell> = []
-  let rows: Array<Array<TableCell>> = []
+  let row: Array<string> = []
+  let rows: Array<Array<string>> = []
   let cellParts: Array<string> = []
   let footnoteRuns: Array<Run> = []
   let styleName = ""
@@ -99,7 +98,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
   }
   const flushTable = () => {
     if (rows.length > 0) {
-      const markdown = renderTable(rows)
+      const markdown = writeTable(gridOfRows(rows))
       if (markdown.length > 0) blocks.push(makeBlock("table", markdown, { source }))
     }
     rows = []
@@ -321,7 +320,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
         case "cell":
         case "nestcell":
           if (runs.length > 0 || cellParts.length === 0) endParagraph()
-          row.push({ text: cellParts.filter((p) => p.length > 0).join("\n") })
+          row.push(cellParts.filter((p) => p.length > 0).join("\n"))
           cellParts = []
           break
         case "row":

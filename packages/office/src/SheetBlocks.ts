@@ -4,8 +4,8 @@
  * at fully empty rows (sheets often stack a title, a table and a notes block). A lone cell
  * becomes a paragraph rather than a one-cell table. Merged ranges become spans.
  */
-import { makeBlock, type Block } from "@strata/core"
-import { gridToRows, renderTable } from "./TableMarkdown.ts"
+import { makeBlock, type Block, writeTable } from "@strata/core"
+import { sheetGrid } from "./TableMarkdown.ts"
 
 export interface CellRange {
   readonly r0: number
@@ -199,6 +199,6 @@ const tableBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Bl
   const merges = sheet.merges
     .filter((m) => m.r0 >= r0 && m.r0 <= r1 && m.c0 >= c0 && m.c0 <= c1)
     .map((m) => ({ r0: m.r0 - r0, c0: m.c0 - c0, r1: Math.min(m.r1, r1) - r0, c1: Math.min(m.c1, c1) - c0 }))
-  const markdown = renderTable(gridToRows(grid, merges))
+  const markdown = writeTable(sheetGrid(grid, merges))
   return markdown.length === 0 ? [] : [makeBlock("table", markdown, { source })]
 }

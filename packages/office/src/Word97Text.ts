@@ -6,10 +6,9 @@
  * lists and emphasis are not (the caller says so in a diagnostic).
  */
 import CFB_MODULE from "cfb"
-import { makeBlock, type Block } from "@strata/core"
+import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
 import { corrupt, unsupported } from "./Failure.ts"
 import { escapeBlockStart, escapeInline } from "./MarkdownText.ts"
-import { renderTable, type TableCell } from "./TableMarkdown.ts"
 
 interface CfbEntry {
   readonly content: Uint8Array
@@ -92,14 +91,14 @@ export const word97Blocks = (text: string): Array<Block> => {
   const blocks: Array<Block> = []
   let paragraph = ""
   let cell: Array<string> = []
-  let row: Array<TableCell> = []
-  let rows: Array<Array<TableCell>> = []
+  let row: Array<string> = []
+  let rows: Array<Array<string>> = []
   let fieldDepth = 0
   let notes = 0
   const inlineOf = (s: string) => escapeBlockStart(escapeInline(s.replace(/[ \t\u00a0]+/g, " ").trim()))
   const flushTable = () => {
     if (rows.length > 0) {
-      const markdown = renderTable(rows)
+      const markdown = writeTable(gridOfRows(rows))
       if (markdown.length > 0) blocks.push(makeBlock("table", markdown, { source: "doc" }))
     }
     rows = []
@@ -137,7 +136,7 @@ export const word97Blocks = (text: string): Array<Block> => {
         row = []
       } else {
         cell.push(paragraph)
-        row.push({ text: cell.map(inlineOf).filter((s) => s.length > 0).join("\n") })
+        row.push(cell.map(inlineOf).filter((s) => s.length > 0).join("\n"))
         cell = []
       }
       paragraph = ""

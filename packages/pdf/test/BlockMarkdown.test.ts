@@ -28,14 +28,14 @@ describe("block text", () => {
         { row: 0, col: 0, rowSpan: 1, colSpan: 1, text: "a|b" }, { row: 0, col: 1, rowSpan: 1, colSpan: 1, text: "c" },
         { row: 1, col: 0, rowSpan: 1, colSpan: 1, text: "1" }, { row: 1, col: 1, rowSpan: 1, colSpan: 1, text: "" }
       ] }),
-      "| a\\|b | c |\n|---|---|\n| 1 |   |"
+      "| a\\|b | c |\n| --- | --- |\n| 1 |  |"
     )
     assert.strictEqual(
       tableMarkdown({ rows: 2, cols: 2, cells: [
         { row: 0, col: 0, rowSpan: 1, colSpan: 2, text: "Head <1>" },
         { row: 1, col: 0, rowSpan: 1, colSpan: 1, text: "x" }, { row: 1, col: 1, rowSpan: 1, colSpan: 1, text: "y" }
       ] }),
-      "<table><tr><th colspan=\"2\">Head &lt;1&gt;</th></tr><tr><td>x</td><td>y</td></tr></table>"
+      "<table>\n<tr><th colspan=\"2\">Head &lt;1&gt;</th></tr>\n<tr><td>x</td><td>y</td></tr>\n</table>"
     )
   })
 

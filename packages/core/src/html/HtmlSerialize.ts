@@ -7,6 +7,7 @@
 import type { Element, ElementContent, Properties, Root } from "hast"
 import { find, html as htmlSchema, svg as svgSchema } from "property-information"
 import type { Info, Schema } from "property-information"
+import { escapeHtml, escapeHtmlAttribute } from "../markdown/HtmlEscape.ts"
 
 const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"])
 
@@ -24,11 +25,6 @@ const infoOf = (schema: Schema, cache: Map<string, Info>, property: string): Inf
   return info
 }
 
-const escapeText = (text: string): string =>
-  /[&<>]/.test(text) ? text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : text
-
-const escapeAttribute = (value: string): string => (/[&"]/.test(value) ? value.replace(/&/g, "&amp;").replace(/"/g, "&quot;") : value)
-
 const attributes = (properties: Properties, inSvg: boolean): string => {
   let out = ""
   for (const property in properties) {
@@ -40,7 +36,7 @@ const attributes = (properties: Properties, inSvg: boolean): string => {
       continue
     }
     const text = Array.isArray(value) ? value.join(info.commaSeparated ? ", " : " ") : String(value)
-    out += ` ${info.attribute}="${escapeAttribute(text)}"`
+    out += ` ${info.attribute}="${escapeHtmlAttribute(text)}"`
   }
   return out
 }
@@ -50,7 +46,7 @@ export const serializeHtml = (node: Root | Element): string => {
   const parts: Array<string> = []
   const visit = (nodes: ReadonlyArray<ElementContent | Root["children"][number]>, inSvg: boolean, raw: boolean): void => {
     for (const child of nodes) {
-      if (child.type === "text") parts.push(raw ? child.value : escapeText(child.value))
+      if (child.type === "text") parts.push(raw ? child.value : escapeHtml(child.value))
       else if (child.type === "element") {
         const tag = child.tagName
         const svg = inSvg || tag === "svg" || tag === "math"

@@ -3,10 +3,11 @@
  * line with `|` escaped, `colspan`/`rowspan` are laid out on a grid (the content sits in the
  * first slot, the slots it spans stay empty, so every row has the same width), a table without
  * a header row gets its first row promoted, and a table nested in a cell is flattened into that
- * cell's text. A layout table (role="presentation", a single column, code blocks in cells, or
+ * cell's text; TableWriter writes the grid. A layout table (role="presentation", a single column, code blocks in cells, or
  * nesting tables without any `th`) is not data: its cells are written as ordinary blocks, in row order.
  */
 import type { Element } from "hast"
+import { gridOfRows, writeTable } from "../markdown/TableWriter.ts"
 import { stringProp } from "./HtmlNodes.ts"
 
 /** How the writer renders what a table holds; supplied by the block writer. */
@@ -84,8 +85,6 @@ const spanOf = (cell: Element, name: "colSpan" | "rowSpan"): number => {
 
 const MAX_GRID_CELLS = 200_000
 
-const escapeCell = (text: string): string => text.replace(/\|/g, "\\|")
-
 /** Renders a table element as markdown blocks (one GFM table, or the blocks of a layout table). */
 export const renderTable = (table: Element, callbacks: TableCallbacks): Array<string> => {
   const { rows, caption } = collectRows(table)
@@ -112,7 +111,7 @@ export const renderTable = (table: Element, callbacks: TableCallbacks): Array<st
       let rowSpan = Math.min(spanOf(cell, "rowSpan"), rows.length - r)
       budget -= colSpan * rowSpan
       if (budget < 0) colSpan = rowSpan = 1
-      const text = escapeCell(callbacks.cell(cell))
+      const text = callbacks.cell(cell)
       for (let dr = 0; dr < rowSpan; dr++) {
         const target = (grid[r + dr] ??= [])
         for (let dc = 0; dc < colSpan; dc++) target[c + dc] = dr === 0 && dc === 0 ? text : ""
@@ -133,16 +132,7 @@ export const renderTable = (table: Element, callbacks: TableCallbacks): Array<st
   if (kept.length === 0) return out
   // Trailing columns that are empty in every row are layout residue (stray spans).
   while (width > 1 && kept.every((row) => (row[width - 1] ?? "") === "")) width--
-  const line = (cells: ReadonlyArray<string>) => {
-    let text = "|"
-    for (let i = 0; i < width; i++) text += ` ${cells[i] ?? ""} |`
-    return text
-  }
-  const lines: Array<string> = []
-  // A header-less table promotes its first row: GFM has no table without a header row.
-  lines.push(line(kept[0]!))
-  lines.push(`|${" --- |".repeat(width)}`)
-  for (let r = 1; r < kept.length; r++) lines.push(line(kept[r]!))
-  out.push(lines.join("\n"))
+  // No cell spans any more, so this is always a pipe table; a header-less table's first row is its header.
+  out.push(writeTable(gridOfRows(kept.map((row) => row.slice(0, width)))))
   return out
 }

@@ -1,0 +1,112 @@
+/**
+ * The one table writer of every format (web pages, PDF, office documents): a grid of cells in,
+ * a markdown table out.
+ *
+ * A grid where every cell holds one slot becomes a GFM pipe table; the first row is the header
+ * (GFM has no table without one). When a cell spans rows or columns, GFM cannot say so without
+ * repeating or losing text, so the table is written as HTML with `colspan`/`rowspan`, one `<tr>`
+ * per line, `<th>` in the first row. Line breaks inside a cell become `<br>` in both forms. A
+ * grid whose cells are all blank writes nothing; a row where no cell starts (every slot covered
+ * by a span from above) writes no line of its own.
+ *
+ * Readers decide what a grid looks like (the web path flattens spans into empty slots itself,
+ * as Firecrawl does); this module decides only how it is written.
+ */
+import { escapeHtml } from "./HtmlEscape.ts"
+
+/** One cell, placed by its top-left slot. */
+export interface GridCell {
+  readonly row: number
+  readonly col: number
+  readonly text: string
+  readonly rowSpan?: number
+  readonly colSpan?: number
+}
+
+/** A table as rows x cols slots; a spanning cell appears once, at its top-left slot. */
+export interface CellGrid {
+  readonly rows: number
+  readonly cols: number
+  readonly cells: ReadonlyArray<GridCell>
+}
+
+export interface TableWriterOptions {
+  /**
+   * What the cells' text is. `markdown` (the default): inline markdown, written into a pipe
+   * table as it is (only `|` escaped) and into an HTML table as visible text. `plain`: text
+   * with no markup (PDF text layers), whose whitespace runs collapse and whose backslashes are
+   * escaped in a pipe table so they stay visible.
+   */
+  readonly text?: "markdown" | "plain"
+}
+
+const spanOf = (n: number | undefined): number => (n !== undefined && n > 1 ? Math.floor(n) : 1)
+
+const spans = (cell: GridCell): boolean => spanOf(cell.rowSpan) > 1 || spanOf(cell.colSpan) > 1
+
+const pipeCell = (text: string, plain: boolean): string =>
+  (plain ? text.replace(/\\/g, "\\\\").replace(/\s+/g, " ") : text).replace(/\|/g, "\\|").replace(/\s*\n\s*/g, "<br>").trim()
+
+const htmlCell = (text: string, plain: boolean): string =>
+  escapeHtml((plain ? text.replace(/\s+/g, " ") : text).trim()).replace(/\s*\n\s*/g, "<br>")
+
+/** The grid's cells by row, in column order; rows where no cell starts are left out. */
+const rowsOf = (grid: CellGrid): Array<Array<GridCell>> => {
+  const byRow = new Map<number, Array<GridCell>>()
+  for (const cell of grid.cells) {
+    if (cell.row < 0 || cell.row >= grid.rows || cell.col < 0) continue
+    let row = byRow.get(cell.row)
+    if (row === undefined) byRow.set(cell.row, (row = []))
+    row.push(cell)
+  }
+  return [...byRow.entries()].sort(([a], [b]) => a - b).map(([, cells]) => cells.sort((a, b) => a.col - b.col))
+}
+
+const pipeTable = (rows: ReadonlyArray<ReadonlyArray<GridCell>>, cols: number, plain: boolean): string => {
+  let width = cols
+  for (const row of rows) for (const cell of row) width = Math.max(width, cell.col + 1)
+  const line = (row: ReadonlyArray<GridCell>): string => {
+    const texts = Array.from({ length: width }, () => "")
+    for (const cell of row) texts[cell.col] = pipeCell(cell.text, plain)
+    return `| ${texts.join(" | ")} |`
+  }
+  const lines = [line(rows[0]), `|${" --- |".repeat(width)}`]
+  for (let r = 1; r < rows.length; r++) lines.push(line(rows[r]))
+  return lines.join("\n")
+}
+
+const htmlTable = (rows: ReadonlyArray<ReadonlyArray<GridCell>>, plain: boolean): string => {
+  const lines = ["<table>"]
+  rows.forEach((row, r) => {
+    const tag = r === 0 ? "th" : "td"
+    const cells = row.map((cell) => {
+      const colSpan = spanOf(cell.colSpan)
+      const rowSpan = spanOf(cell.rowSpan)
+      const attributes = `${colSpan > 1 ? ` colspan="${colSpan}"` : ""}${rowSpan > 1 ? ` rowspan="${rowSpan}"` : ""}`
+      return `<${tag}${attributes}>${htmlCell(cell.text, plain)}</${tag}>`
+    })
+    lines.push(`<tr>${cells.join("")}</tr>`)
+  })
+  lines.push("</table>")
+  return lines.join("\n")
+}
+
+/** The table's markdown: a GFM pipe table, or HTML when a cell spans; "" when no cell has text. */
+export const writeTable = (grid: CellGrid, options: TableWriterOptions = {}): string => {
+  if (grid.cells.every((cell) => cell.text.trim().length === 0)) return ""
+  const rows = rowsOf(grid)
+  if (rows.length === 0) return ""
+  const plain = options.text === "plain"
+  return grid.cells.some(spans) ? htmlTable(rows, plain) : pipeTable(rows, grid.cols, plain)
+}
+
+/** Rows of cell texts, none spanning, as a grid as wide as the longest row (shorter rows end in empty slots). */
+export const gridOfRows = (rows: ReadonlyArray<ReadonlyArray<string>>): CellGrid => {
+  const cells: Array<GridCell> = []
+  let cols = 0
+  rows.forEach((texts, row) => {
+    cols = Math.max(cols, texts.length)
+    texts.forEach((text, col) => cells.push({ row, col, text }))
+  })
+  return { rows: rows.length, cols, cells }
+}

@@ -7,7 +7,8 @@ import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import { DocumentReaders, type DocumentFormat } from "./DocumentReader.ts"
 import type { Diagnostic } from "./Document.ts"
-import { readOptions, runDocumentStream } from "./DocumentRun.ts"
+import { fromStageError, readOptions, runDocumentStream } from "./DocumentRun.ts"
+import { Redaction } from "./stages/Redaction.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { decodeBody } from "./fetch/index.ts"
 import { processHtml } from "./html/index.ts"
@@ -134,8 +135,10 @@ export const renderContent = (
           removeBase64Images: options.removeBase64Images ?? true,
           formats: { markdown: wants(options, "markdown"), html: wants(options, "html"), links: wants(options, "links") }
         })
-        if (result.markdown !== undefined) data.markdown = result.markdown
-        if (result.html !== undefined) data.html = result.html
+        // Redaction runs before anything is written out (html is derived from the same cleaned tree: redact it too).
+        const redaction = yield* Redaction
+        if (result.markdown !== undefined) data.markdown = yield* redaction.redactMarkdown(result.markdown).pipe(Effect.mapError(fromStageError))
+        if (result.html !== undefined) data.html = yield* redaction.redactMarkdown(result.html).pipe(Effect.mapError(fromStageError))
         if (result.links !== undefined) data.links = result.links
         if (result.warnings !== undefined && result.warnings.length > 0) data.warning = result.warnings.join("; ")
         data.metadata = { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }

@@ -14,6 +14,7 @@ import { Fetcher, type FetchResponse } from "./fetch/index.ts"
 import { renderContent, renderContentStream, type ContentEvent, type ContentInput } from "./ContentStage.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { Redaction } from "./stages/Redaction.ts"
 
 /** The response's `data` object, as the pipeline builds it (the contract's `ScrapeData` Schema describes it). */
 export type ResponseData = Record<string, unknown>
@@ -37,6 +38,12 @@ export class Pipeline extends Context.Service<Pipeline, {
     Effect.gen(function*() {
       const fetcher = yield* Fetcher
       const readers = yield* DocumentReaders
+      const redaction = yield* Redaction
+      /** The stages a request's content runs with, taken from the context the pipeline was built in. */
+      const stages = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(Effect.provideService(DocumentReaders, readers), Effect.provideService(Redaction, redaction))
+      const streamStages = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
+        stream.pipe(Stream.provideService(DocumentReaders, readers), Stream.provideService(Redaction, redaction))
 
       const withBudget = <A>(timeoutMs: number, work: Effect.Effect<A, ScrapeError>) =>
         Effect.timeoutOrElse(work, {
@@ -59,7 +66,7 @@ export class Pipeline extends Context.Service<Pipeline, {
           const request = yield* validateScrapeRequest(raw)
           const deadline = Date.now() + request.timeout
           const events = Stream.unwrap(Effect.map(fetchContent(request, deadline), (input) => renderContentStream(input, request, deadline)))
-          return streamWithBudget(request.timeout, events.pipe(Stream.provideService(DocumentReaders, readers), Stream.map(finishEvent)))
+          return streamWithBudget(request.timeout, streamStages(events).pipe(Stream.map(finishEvent)))
         }))
 
       const parseStream = (file: UploadedFile, rawOptions: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
@@ -68,7 +75,7 @@ export class Pipeline extends Context.Service<Pipeline, {
           const deadline = Date.now() + options.timeout
           return streamWithBudget(
             options.timeout,
-            renderContentStream(uploadInput(file), options, deadline).pipe(Stream.provideService(DocumentReaders, readers), Stream.map(finishEvent))
+            streamStages(renderContentStream(uploadInput(file), options, deadline)).pipe(Stream.map(finishEvent))
           )
         }))
 
@@ -76,7 +83,7 @@ export class Pipeline extends Context.Service<Pipeline, {
         const request = yield* validateScrapeRequest(raw)
         const deadline = Date.now() + request.timeout
         const work = Effect.flatMap(fetchContent(request, deadline), (input) => renderContent(input, request, deadline))
-        const data = yield* withBudget(request.timeout, work.pipe(Effect.provideService(DocumentReaders, readers)))
+        const data = yield* withBudget(request.timeout, stages(work))
         return finish(data)
       })
 
@@ -84,7 +91,7 @@ export class Pipeline extends Context.Service<Pipeline, {
         const options = yield* validateParseOptions(rawOptions)
         const timeout = options.timeout
         const deadline = Date.now() + timeout
-        const data = yield* withBudget(timeout, renderContent(uploadInput(file), options, deadline).pipe(Effect.provideService(DocumentReaders, readers)))
+        const data = yield* withBudget(timeout, stages(renderContent(uploadInput(file), options, deadline)))
         return finish(data)
       })
 

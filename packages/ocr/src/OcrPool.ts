@@ -182,7 +182,7 @@ export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions 
       // Copy into a buffer of its own so transferring it cannot detach the caller's memory.
       const data = new Uint8Array(image.data)
       const request: PoolRequest = { id, image: { ...image, data }, options: recognizeOptions }
-      queue.push({
+      const job: Job = {
         id,
         request,
         transfer: [data.buffer as ArrayBuffer],
@@ -191,17 +191,37 @@ export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions 
           if ("ok" in reply && reply.ok) resume(Effect.succeed(reply.result as OcrResult))
           else if ("ok" in reply) resume(Effect.fail(toError(reply.tag, reply.message)))
         }
-      })
+      }
+      queue.push(job)
       pump()
+      // Interrupted (a cancelled request): a page still queued leaves the queue; one already on a
+      // thread finishes there (engines cannot be stopped mid-page) and its result is dropped.
+      return Effect.sync(() => {
+        const at = queue.indexOf(job)
+        if (at >= 0) queue.splice(at, 1)
+      })
     })
 
-  return OcrEngine.of({
-    name,
-    preferredDpi: choice._tag === "tesseract" ? 300 : 200,
-    concurrency: size,
-    estimateSeconds: (pages) => throughput.estimate(pages + queue.length + slots.filter((s) => s.busy).length, size),
-    recognize
-  })
+  const engine: OcrPoolService = {
+    ...OcrEngine.of({
+      name,
+      preferredDpi: choice._tag === "tesseract" ? 300 : 200,
+      concurrency: size,
+      estimateSeconds: (pages) => throughput.estimate(pages + queue.length + slots.filter((s) => s.busy).length, size),
+      recognize
+    }),
+    queued: () => queue.length,
+    busy: () => slots.filter((s) => s.busy !== undefined).length
+  }
+  return engine
 })
+
+/** The pool's `OcrEngine`, with what it holds right now (for tests and metrics). */
+export type OcrPoolService = OcrEngine["Service"] & {
+  /** Pages waiting for a thread. */
+  readonly queued: () => number
+  /** Threads recognising a page. */
+  readonly busy: () => number
+}
 
 export const layer = (options: OcrPoolOptions = {}): Layer.Layer<OcrEngine, OcrError> => Layer.effect(OcrEngine, make(options))

@@ -74,9 +74,13 @@ export const ocrRuns = (result: OcrResult, rendered: Pick<RenderedPage, "region"
     const height = Math.max(1, bottom - top)
     const size = Math.round(height * 0.8 * 2) / 2
     const words = line.words.length > 0 ? line.words : [{ text: line.text, bbox: line.bbox, confidence: line.confidence }]
+    let first = true
     for (const word of words) {
-      const text = word.text.trim()
-      if (text.length === 0) continue
+      const trimmed = word.text.trim()
+      if (trimmed.length === 0) continue
+      // The engine separated the words: the space is kept whatever the gap between their boxes.
+      const text = first ? trimmed : ` ${trimmed}`
+      first = false
       runs.push({
         text,
         x0: ox + word.bbox[0] * sx,

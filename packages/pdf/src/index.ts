@@ -16,7 +16,7 @@ export {
   heuristicTables,
   HeuristicTables
 } from "./HeuristicLayout.ts"
-export { openPdf, closePdf } from "./PdfLoader.ts"
+export { openPdf, closePdf, openDocumentCount } from "./PdfLoader.ts"
 export { readPage, type PageContent } from "./PageContent.ts"
 export { readPageContent } from "./PageSource.ts"
 export { configurePdfWorkers, pagePool } from "./PagePool.ts"

@@ -5,8 +5,8 @@
  * type second, so a `.docx` that is really a PDF is read as a PDF. Text-like bytes are
  * classified as html, csv, json or plain text; binary bytes nobody reads give `undefined`.
  */
-import { inflateRawSync } from "node:zlib"
 import type { DocumentFormat } from "./DocumentReader.ts"
+import { ZipArchive } from "./ZipArchive.ts"
 
 export interface DetectInput {
   readonly bytes: Uint8Array
@@ -159,69 +159,38 @@ const detectCompound = (bytes: Uint8Array, hinted: DocumentFormat | undefined): 
 
 // ---- ZIP packages --------------------------------------------------------------------------
 
-interface ZipEntry {
-  readonly name: string
-  readonly method: number
-  readonly compressedSize: number
-  readonly localOffset: number
-}
+/** The formats that are ZIP packages: a package the detector cannot open goes to the reader its name asks for, which says why. */
+const zipFormats: ReadonlySet<DocumentFormat> = new Set(["docx", "docm", "xlsx", "xlsm", "xlsb", "pptx", "pptm", "odt", "ods", "odp", "epub"])
 
-const zipEntries = (bytes: Uint8Array): Array<ZipEntry> => {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const entries: Array<ZipEntry> = []
-  let eocd = -1
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      eocd = i
-      break
-    }
-  }
-  if (eocd < 0) return entries
-  const count = Math.min(view.getUint16(eocd + 10, true), 50_000)
-  let at = view.getUint32(eocd + 16, true)
-  for (let n = 0; n < count && at + 46 <= bytes.length && view.getUint32(at, true) === 0x02014b50; n++) {
-    const nameLength = view.getUint16(at + 28, true)
-    entries.push({
-      name: latin1.decode(bytes.subarray(at + 46, at + 46 + nameLength)),
-      method: view.getUint16(at + 10, true),
-      compressedSize: view.getUint32(at + 20, true),
-      localOffset: view.getUint32(at + 42, true)
-    })
-    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true)
-  }
-  return entries
-}
-
-/** The text of a small entry (at most 256 KiB inflated), or undefined. */
-const entryText = (bytes: Uint8Array, entry: ZipEntry | undefined): string | undefined => {
-  if (entry === undefined) return undefined
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const at = entry.localOffset
-  if (at + 30 > bytes.length || view.getUint32(at, true) !== 0x04034b50) return undefined
-  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true)
-  const raw = bytes.subarray(start, Math.min(bytes.length, start + entry.compressedSize))
-  try {
-    const data = entry.method === 0 ? raw : entry.method === 8 ? inflateRawSync(raw, { maxOutputLength: 256 * 1024 }) : undefined
-    return data === undefined ? undefined : latin1.decode(data)
-  } catch {
-    return undefined
-  }
-}
+/** Parts read to tell packages apart are small; a bigger one is not what we look for. */
+const MAX_DETECTION_PART = 256 * 1024
 
 const detectZip = (bytes: Uint8Array, hinted: DocumentFormat | undefined): DocumentFormat | undefined => {
-  const entries = zipEntries(bytes)
-  const find = (name: string) => entries.find((e) => e.name.toLowerCase() === name.toLowerCase())
-  const mimetype = entryText(bytes, find("mimetype"))?.trim().toLowerCase()
+  let zip: ZipArchive
+  try {
+    // The same reader (and zip-bomb limits) as the office readers; only the directory is read here.
+    zip = new ZipArchive(bytes, "zip")
+  } catch {
+    return hinted !== undefined && zipFormats.has(hinted) ? hinted : undefined
+  }
+  const part = (name: string): string | undefined => {
+    try {
+      return zip.text(name, MAX_DETECTION_PART)
+    } catch {
+      return undefined
+    }
+  }
+  const mimetype = part("mimetype")?.trim().toLowerCase()
   if (mimetype !== undefined) for (const [type, format] of odfTypes) if (mimetype === type || mimetype.startsWith(`${type}-template`)) return format
-  const types = entryText(bytes, find("[Content_Types].xml"))?.toLowerCase()
+  const types = part("[Content_Types].xml")?.toLowerCase()
   if (types !== undefined) for (const [type, format] of mainPartTypes) if (types.includes(`"${type}"`)) return format
-  const has = (name: string) => find(name) !== undefined
-  const macros = entries.some((e) => /vbaproject\.bin$/i.test(e.name))
+  const has = (name: string) => zip.has(name)
+  const macros = zip.names.some((name) => /vbaproject\.bin$/i.test(name))
   if (has("word/document.xml")) return macros ? "docm" : "docx"
   if (has("xl/workbook.bin")) return "xlsb"
   if (has("xl/workbook.xml")) return macros ? "xlsm" : "xlsx"
   if (has("ppt/presentation.xml")) return macros ? "pptm" : "pptx"
-  if (has("META-INF/container.xml") && entries.some((e) => /\.opf$/i.test(e.name))) return "epub"
+  if (has("META-INF/container.xml") && zip.names.some((name) => /\.opf$/i.test(name))) return "epub"
   if (has("content.xml") && (hinted === "odt" || hinted === "ods" || hinted === "odp")) return hinted
   return undefined
 }

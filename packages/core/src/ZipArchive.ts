@@ -1,13 +1,19 @@
 /**
- * A defensive reader for the ZIP containers of OOXML, ODF and EPUB.
+ * The one ZIP reader: the containers of OOXML, ODF and EPUB, for the office readers and for
+ * type detection (which looks at `mimetype` and `[Content_Types].xml`).
  *
  * It reads the central directory itself so that limits are checked before anything is
  * inflated: entry count, total declared size, and per-entry compression ratio (zip bombs).
  * Entries are inflated on demand with node's zlib and a hard output cap, so a lying header
- * cannot make us allocate more than the limit either.
+ * cannot make us allocate more than the limit either. Failures are `DocumentError`s, thrown:
+ * callers parse synchronously and map throws at their Effect boundary.
  */
 import { inflateRawSync } from "node:zlib"
-import { corrupt, limitExceeded, unsupported } from "./Failure.ts"
+import { Corrupt, DocumentError, LimitExceeded, UnsupportedFormat } from "./DocumentReader.ts"
+
+const corrupt = (format: string, message: string) => new DocumentError({ format, reason: new Corrupt({ message }) })
+const limitExceeded = (format: string, message: string) => new DocumentError({ format, reason: new LimitExceeded({ message }) })
+const unsupported = (format: string, message: string) => new DocumentError({ format, reason: new UnsupportedFormat({ message }) })
 
 export interface ZipLimits {
   readonly maxEntries: number
@@ -62,8 +68,11 @@ export class ZipArchive {
     return other === undefined ? undefined : this.entries.get(other)
   }
 
-  /** The uncompressed bytes of an entry, or undefined when there is no such entry. */
-  read(name: string): Uint8Array | undefined {
+  /**
+   * The uncompressed bytes of an entry, or undefined when there is no such entry. `maxBytes`
+   * caps this one entry below the archive's limits (type detection reads only small parts).
+   */
+  read(name: string, maxBytes = Infinity): Uint8Array | undefined {
     const entry = this.resolve(name)
     if (entry === undefined) return undefined
     const { bytes, format } = this
@@ -80,7 +89,7 @@ export class ZipArchive {
     else if (entry.method === 8) {
       const budget = this.limits.maxTotalBytes - this.inflated
       // The declared size is only a hint: the cap is what protects us.
-      const cap = Math.max(0, Math.min(budget, entry.size + 1024))
+      const cap = Math.max(0, Math.min(budget, entry.size + 1024, maxBytes))
       try {
         out = inflateRawSync(raw, { maxOutputLength: Math.max(cap, 1) })
       } catch (error) {
@@ -90,19 +99,20 @@ export class ZipArchive {
         throw corrupt(format, `zip entry ${entry.name} cannot be inflated`)
       }
     } else throw unsupported(format, `zip entry ${entry.name} uses compression method ${entry.method}`)
+    if (out.length > maxBytes) throw limitExceeded(format, `zip entry ${entry.name} is larger than ${maxBytes} bytes`)
     this.inflated += out.length
     if (this.inflated > this.limits.maxTotalBytes) throw limitExceeded(format, "the archive inflates beyond the size limit")
     return out
   }
 
   /** An entry decoded as text (UTF-8, or UTF-16 when it starts with a byte order mark). */
-  text(name: string): string | undefined {
-    const data = this.read(name)
+  text(name: string, maxBytes = Infinity): string | undefined {
+    const data = this.read(name, maxBytes)
     return data === undefined ? undefined : decodeText(data)
   }
 }
 
-export const decodeText = (data: Uint8Array): string => {
+const decodeText = (data: Uint8Array): string => {
   if (data.length >= 2 && data[0] === 0xff && data[1] === 0xfe) return new TextDecoder("utf-16le").decode(data.subarray(2))
   if (data.length >= 2 && data[0] === 0xfe && data[1] === 0xff) return new TextDecoder("utf-16be").decode(data.subarray(2))
   return textDecoder.decode(data)
@@ -171,7 +181,3 @@ const readDirectory = (bytes: Uint8Array, format: string, limits: ZipLimits): Ma
   }
   return entries
 }
-
-/** True when the bytes start like a ZIP local file header. */
-export const isZip = (bytes: Uint8Array): boolean =>
-  bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 3 || bytes[2] === 5) && (bytes[3] === 4 || bytes[3] === 6)

@@ -99,6 +99,14 @@ describe("detectFormat", () => {
     expect(detectFormat({ bytes: zip({ "photo.jpg": "x" }), fileName: "photos.zip" })).toBeUndefined()
   })
 
+  it("leaves a ZIP package it cannot open to the reader its name asks for, which says why", () => {
+    // Cut before the central directory: no end-of-directory record.
+    const truncated = zip({ "word/document.xml": "<w/>".repeat(100) }).subarray(0, 40)
+    expect(detectFormat({ bytes: truncated, fileName: "report.docx" })).toBe("docx")
+    expect(detectFormat({ bytes: truncated, fileName: "photos.zip" })).toBeUndefined()
+    expect(detectFormat({ bytes: truncated })).toBeUndefined()
+  })
+
   it("classifies text by sniffing, then extension and content type", () => {
     expect(detectFormat({ bytes: utf8("<!DOCTYPE html><html><body>x</body></html>") })).toBe("html")
     expect(detectFormat({ bytes: utf8("<?xml version=\"1.0\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body/></html>"), fileName: "a.xhtml" })).toBe("html")

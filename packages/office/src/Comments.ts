@@ -4,10 +4,9 @@
  * commentAuthors.xml) and Excel cell comments (comments part with its author list) are read;
  * threaded-comment placeholders ("[Threaded comment]" boilerplate) are left out.
  */
-import { makeBlock, type Block } from "@strata/core"
+import { makeBlock, type Block, type ZipArchive } from "@strata/core"
 import { escapeInline } from "./MarkdownText.ts"
 import { descendants, parseXml, textOf, type Relationship } from "./Xml.ts"
-import type { ZipArchive } from "./Zip.ts"
 
 const commentBlock = (author: string | undefined, where: string | undefined, text: string, source: string): Block => {
   const who = [author, where].filter((s): s is string => s !== undefined && s.length > 0).join(", ")

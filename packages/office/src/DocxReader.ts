@@ -4,12 +4,11 @@
  * one page of blocks. Headers and footers become furniture blocks (kept out of the markdown);
  * footnotes and endnotes follow the body as `[^n]: ...` definitions. Macros are never touched.
  */
-import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { DocxBody, restoreNoteMarkers, type DocxContext } from "./DocxBody.ts"
 import { DocxNumbering, DocxStyles } from "./DocxStyles.ts"
 import { corrupt } from "./Failure.ts"
 import { readProperties } from "./OfficeMetadata.ts"
-import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, parseRelationships, parseXml, relationshipId, relsPartOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 export interface WordDocument {

@@ -4,11 +4,10 @@
  * is one page, converted by the shared HTML stages (`htmlToMarkdown` from @strata/core) with
  * the chapter's own path as base for relative links. Scripts in the book are never run.
  */
-import { htmlToMarkdown, type Block, type DocumentInfo } from "@strata/core"
+import { htmlToMarkdown, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { corrupt } from "./Failure.ts"
 import { markdownToBlocks } from "./MarkdownBlocks.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
-import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, elements, parseXml, resolvePart, textOf } from "./Xml.ts"
 import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 

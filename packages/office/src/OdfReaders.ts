@@ -5,7 +5,7 @@
  * speaker notes marked as such). Styles come from styles.xml and the automatic styles of
  * content.xml; properties from meta.xml.
  */
-import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { corrupt, limitExceeded } from "./Failure.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
@@ -13,7 +13,6 @@ import { withImages } from "./ImageRefs.ts"
 import { embeddedObjectBlocks, odfBlocks, odfInline, odfPictureRef, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { sheetBlocks, type CellRange } from "./SheetBlocks.ts"
-import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, parseXml, textOf, type XmlElement } from "./Xml.ts"
 
 const openOdf = (bytes: Uint8Array, format: string) => {

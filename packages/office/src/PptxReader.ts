@@ -5,7 +5,7 @@
  * placeholder becomes the slide heading; footers, dates and slide numbers are furniture;
  * tables keep their merges; pictures give their alt text; speaker notes follow, marked as such.
  */
-import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { pptxCommentAuthors, pptxComments } from "./Comments.ts"
 import { drawingTable, textBodyBlocks, textBodyInline } from "./DrawingText.ts"
@@ -14,7 +14,6 @@ import { imageMarkdown } from "./MarkdownText.ts"
 import { isRasterPart, withImages } from "./ImageRefs.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
-import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relationshipId, relsPartOf, type Relationship, type XmlElement } from "./Xml.ts"
 
 const source = "pptx"

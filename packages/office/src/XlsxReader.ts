@@ -5,7 +5,7 @@
  * (vbaProject.bin) are never read.
  */
 import SSF_MODULE from "ssf"
-import { makeBlock, type Block, type DocumentInfo } from "@strata/core"
+import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { xlsxComments } from "./Comments.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
@@ -14,7 +14,6 @@ import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { parseRange, sheetBlocks, type CellRange } from "./SheetBlocks.ts"
 import { scanSheet, type ScannedCell } from "./SheetScanner.ts"
-import { ZipArchive } from "./Zip.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relationshipId, relsPartOf, textOf, type XmlElement } from "./Xml.ts"
 
 /** Cells beyond these are dropped (a sheet can address 16384 x 1048576 slots). */

@@ -36,19 +36,21 @@ let dir = ""
 let packed: Array<Packed> = []
 
 const smoke = `import { readFile } from "node:fs/promises"
-import { dispose, parse } from "strata"
+import { createStrata } from "strata"
 const bytes = new Uint8Array(await readFile(new URL("./smoke.pdf", import.meta.url)))
-const data = await parse(bytes, "smoke.pdf")
-await dispose()
+const strata = createStrata()
+const data = await strata.parse({ bytes, fileName: "smoke.pdf" })
+await strata.close()
 process.stdout.write(process.version + "\\n" + data.markdown + "\\n")
 `
 
-const consumer = `import { parse, type ResponseData } from "strata"
-export const markdownOf = async (bytes: Uint8Array): Promise<unknown> => (await parse(bytes, "a.pdf")).markdown
-// @ts-expect-error the bytes are a Uint8Array
-export const wrong = () => parse(42, "a.pdf")
-// @ts-expect-error a ResponseData is an object (an unresolved type would be any and accept this)
-export const data: ResponseData = 42
+const consumer = `import { createStrata, type ScrapeData } from "strata"
+export const markdownOf = async (bytes: Uint8Array): Promise<string | null | undefined> =>
+  (await createStrata().parse({ bytes, fileName: "a.pdf" })).markdown
+// @ts-expect-error a document is { bytes, fileName }
+export const wrong = () => createStrata().parse(new Uint8Array(0))
+// @ts-expect-error ScrapeData is an object (an unresolved type would be any and accept this)
+export const data: ScrapeData = 42
 `
 
 beforeAll(async () => {

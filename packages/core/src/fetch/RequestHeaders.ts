@@ -8,13 +8,17 @@
  * allow request smuggling or a wrong body length. A request's `location` picks the
  * Accept-Language (`AcceptLanguage.ts`); the caller's own Accept-Language still wins.
  */
+import zlib from "node:zlib"
 import { acceptLanguageFor, DEFAULT_ACCEPT_LANGUAGE, type Location } from "./AcceptLanguage.ts"
+
+/** zstd is decoded by `zlib.zstdDecompress`, which Node has from 22.15 on: it is offered only where it can be read. */
+const ACCEPT_ENCODING = typeof (zlib as { zstdDecompress?: unknown }).zstdDecompress === "function" ? "gzip, deflate, br, zstd" : "gzip, deflate, br"
 
 export const defaultRequestHeaders: Readonly<Record<string, string>> = {
   "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36",
   accept: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
   "accept-language": DEFAULT_ACCEPT_LANGUAGE,
-  "accept-encoding": "gzip, deflate, br, zstd",
+  "accept-encoding": ACCEPT_ENCODING,
   "upgrade-insecure-requests": "1",
   // Bot walls compare these with the User-Agent: a Chrome UA without them stands out.
   "sec-ch-ua": '"Not)A;Brand";v="8", "Chromium";v="138", "Google Chrome";v="138"',

@@ -69,7 +69,11 @@ const gunzip = promisified(zlib.gunzip, lenientZlib)
 const inflate = promisified(zlib.inflate, lenientZlib)
 const inflateRaw = promisified(zlib.inflateRaw, lenientZlib)
 const brotli = promisified(zlib.brotliDecompress, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
-const zstd = promisified(zlib.zstdDecompress as typeof zlib.gunzip)
+// Node 22.15+; on older releases zstd is not offered in Accept-Encoding (RequestHeaders.ts).
+const zstdDecompress = (zlib as { zstdDecompress?: typeof zlib.gunzip }).zstdDecompress
+const zstd: Decoder = zstdDecompress === undefined
+  ? () => Promise.reject(new Error("zstd content encoding needs Node 22.15 or later"))
+  : promisified(zstdDecompress)
 
 /** Whether the bytes start with a zlib header (RFC 1950); servers often send raw deflate instead. */
 const hasZlibHeader = (b: Buffer): boolean => b.length >= 2 && (b[0] & 0x0f) === 8 && ((b[0] << 8) | b[1]) % 31 === 0

@@ -3,22 +3,9 @@
  * writer: a GFM pipe table when the grid is regular, an HTML table when a cell spans rows or
  * columns (GFM cannot say that).
  */
-import { writeTable } from "@strata/core"
+import { type TableGrid, writeTable } from "@strata/core"
 
-export interface TableCell {
-  readonly row: number
-  readonly col: number
-  readonly rowSpan: number
-  readonly colSpan: number
-  readonly text: string
-}
-
-export interface TableGrid {
-  readonly rows: number
-  readonly cols: number
-  /** Cells in row-major order; a spanning cell appears once, at its top-left slot. */
-  readonly cells: ReadonlyArray<TableCell>
-}
+export type { TableCell, TableGrid } from "@strata/core"
 
 /** The same grid read right to left (columns mirrored), for right-to-left pages. */
 export const mirrorGrid = (grid: TableGrid): TableGrid => ({

@@ -8,6 +8,7 @@ import { STATUS_CODES } from "node:http"
 import { DocumentReaders, type DocumentFormat } from "./DocumentReader.ts"
 import type { Diagnostic } from "./Document.ts"
 import { fromStageError, readOptions, runDocumentStream } from "./DocumentRun.ts"
+import { escapeHtml } from "./markdown/HtmlEscape.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { decodeBody } from "./fetch/index.ts"
@@ -80,9 +81,6 @@ const classify = (input: ContentInput): Kind | undefined => {
   if (type.startsWith("text/")) return "text"
   return undefined
 }
-
-const escapeHtml = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 const baseMetadata = (input: ContentInput, contentType: string | undefined) => ({
   sourceURL: input.sourceURL,

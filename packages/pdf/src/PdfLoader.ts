@@ -52,11 +52,7 @@ export const withDeadline = <A>(
   )
 }
 
-/** Documents opened and not yet closed in this process (a gauge for tests and metrics). */
-let openDocuments = 0
-export const openDocumentCount = (): number => openDocuments
-
-/** Opens the document; the caller owns `task` and must `destroy()` it (through `closePdf`). */
+/** Opens the document; the caller owns `task` and must `destroy()` it. */
 export const openPdf = (bytes: Uint8Array, deadline: number, password?: string): Effect.Effect<OpenedPdf, DocumentError> =>
   Effect.andThen(Effect.promise(portReady), () => {
     // pdf.js may transfer (detach) the buffer it is given: hand it a copy so the caller's bytes stay usable.
@@ -65,7 +61,6 @@ export const openPdf = (bytes: Uint8Array, deadline: number, password?: string):
     const open = Effect.tryPromise({ try: () => task.promise, catch: openFailure }).pipe(
       Effect.map((doc): OpenedPdf => {
         skipFontFaces(doc)
-        openDocuments++
         return { task, doc }
       })
     )
@@ -76,12 +71,4 @@ export const openPdf = (bytes: Uint8Array, deadline: number, password?: string):
 
 /** Closes the document, never failing. */
 export const closePdf = (opened: OpenedPdf): Effect.Effect<void> =>
-  Effect.promise(() => {
-    if (!closed.has(opened.task)) {
-      closed.add(opened.task)
-      openDocuments--
-    }
-    return opened.task.destroy().catch(() => undefined)
-  })
-
-const closed = new WeakSet<object>()
+  Effect.promise(() => opened.task.destroy().catch(() => undefined))

@@ -18,7 +18,7 @@ import { ocrPages } from "./OcrPages.ts"
 import { pagePool } from "./PagePool.ts"
 import { inThreadSource, type PageSource, pooledSource } from "./PageSource.ts"
 import { failedPage, type OrderedPage, writePage } from "./PageLayout.ts"
-import { closePdf, openPdf, type OpenedPdf, pdfError } from "./PdfLoader.ts"
+import { closePdf, openPdf, pdfError } from "./PdfLoader.ts"
 
 /** The stages a PDF is read with (see `makePdfReader`, which takes them from the context). */
 export interface PdfStages {
@@ -26,8 +26,11 @@ export interface PdfStages {
   readonly readingOrder: ReadingOrder["Service"]
   /** Absent: pages are never OCR'd. */
   readonly ocr?: OcrEngine["Service"] | undefined
-  /** Render resolution for OCR; default the engine's preferred DPI. */
-  readonly ocrDpi?: number | undefined
+}
+
+/** A PDF `Reader` that also says how many of the documents it opened are still open. */
+export interface PdfReader extends Reader {
+  readonly openDocuments: () => number
 }
 
 /** Pages looked at on each side of the page being finished. */
@@ -93,9 +96,9 @@ interface WindowState {
 
 const stageFailure = (what: string, error: StageError) => `the page's layout could not be ${what}: ${error.message}`
 
-/** The stream of pages; `opened` is closed when the stream ends, fails or is interrupted. */
+/** The stream of pages; `close` runs when the stream ends, fails or is interrupted. */
 const pageStream = (
-  opened: OpenedPdf,
+  close: Effect.Effect<void>,
   source: PageSource,
   numPages: number,
   layout: LayoutSession,
@@ -179,19 +182,27 @@ const pageStream = (
       })
     )
   })
-  const close = Effect.andThen(source.close, closePdf(opened))
-  if (numPages === 0) return Stream.empty.pipe(Stream.ensuring(close))
-  return Stream.paginate(state, () => step).pipe(Stream.ensuring(close))
+  const closeAll = Effect.andThen(source.close, close)
+  if (numPages === 0) return Stream.empty.pipe(Stream.ensuring(closeAll))
+  return Stream.paginate(state, () => step).pipe(Stream.ensuring(closeAll))
+}
+
+/** Counts the documents a reader opened and has not closed yet. */
+interface OpenCount {
+  opened(): void
+  closed(): void
 }
 
 /** Reads a PDF with the given stages. `fileName` is unused; a password is not part of the contract yet. */
-export const readPdf = (request: ReadRequest, stages: PdfStages): Effect.Effect<ReadResult, DocumentError> =>
+const readPdf = (request: ReadRequest, stages: PdfStages, count: OpenCount): Effect.Effect<ReadResult, DocumentError> =>
   Effect.gen(function*() {
     const { deadline, maxPages, mode } = request.options
     const opened = yield* openPdf(request.bytes, deadline)
+    count.opened()
+    const close = Effect.andThen(closePdf(opened), Effect.sync(() => count.closed()))
     const totalPages = opened.doc.numPages
     if (!(totalPages >= 0)) {
-      yield* closePdf(opened)
+      yield* close
       return yield* Effect.fail(pdfError(new Corrupt({ message: "the PDF has no page tree" })))
     }
     const numPages = maxPages !== undefined && maxPages >= 0 ? Math.min(totalPages, Math.floor(maxPages)) : totalPages
@@ -201,25 +212,30 @@ export const readPdf = (request: ReadRequest, stages: PdfStages): Effect.Effect<
     const native = pool === undefined
       ? inThreadSource(opened, deadline)
       : pooledSource(pool, request.bytes, numPages, deadline, LOOKAHEAD_PER_WORKER * pool.size)
-    const source = yield* ocrPages(native, { engine: stages.ocr, mode, bytes: request.bytes, deadline, numPages, dpi: stages.ocrDpi }).pipe(
-      Effect.tapError(() => Effect.andThen(native.close, closePdf(opened)))
+    const source = yield* ocrPages(native, { engine: stages.ocr, mode, bytes: request.bytes, deadline, numPages }).pipe(
+      Effect.tapError(() => Effect.andThen(native.close, close))
     )
     const session = yield* stages.layout.begin
-    return { info, pages: pageStream(opened, source, numPages, session, stages.readingOrder) }
+    return { info, pages: pageStream(close, source, numPages, session, stages.readingOrder) }
   })
 
 /** A PDF `Reader` over fixed stages (benchmarks and tests that build their own). */
-export const pdfReaderWith = (stages: PdfStages): Reader => ({
-  name: "pdf",
-  formats: ["pdf"],
-  read: (request) => readPdf(request, stages)
-})
+export const pdfReaderWith = (stages: PdfStages): PdfReader => {
+  let open = 0
+  const count: OpenCount = { opened: () => void open++, closed: () => void open-- }
+  return {
+    name: "pdf",
+    formats: ["pdf"],
+    read: (request) => readPdf(request, stages, count),
+    openDocuments: () => open
+  }
+}
 
 /**
  * The PDF `Reader` with the stages of the context: `Layout` and `ReadingOrder` (required), and
  * the `OcrEngine` when one is provided (else pages are never OCR'd).
  */
-export const makePdfReader: Effect.Effect<Reader, never, Layout | ReadingOrder> = Effect.gen(function*() {
+export const makePdfReader: Effect.Effect<PdfReader, never, Layout | ReadingOrder> = Effect.gen(function*() {
   const layout = yield* Layout
   const readingOrder = yield* ReadingOrder
   const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))

@@ -6,17 +6,16 @@
 import { heuristicLayout, heuristicReadingOrder, heuristicTables } from "./HeuristicLayout.ts"
 import { pdfReaderWith } from "./PdfReader.ts"
 
-export { makePdfReader, pdfReaderWith, readPdf, WINDOW, type PdfStages } from "./PdfReader.ts"
+export { makePdfReader, type PdfReader, pdfReaderWith, WINDOW, type PdfStages } from "./PdfReader.ts"
 export {
   heuristicLayout,
   HeuristicLayout,
   heuristicReadingOrder,
   HeuristicReadingOrder,
-  HeuristicStages,
   heuristicTables,
   HeuristicTables
 } from "./HeuristicLayout.ts"
-export { openPdf, closePdf, openDocumentCount } from "./PdfLoader.ts"
+export { openPdf, closePdf } from "./PdfLoader.ts"
 export { readPage, type PageContent } from "./PageContent.ts"
 export { readPageContent } from "./PageSource.ts"
 export { configurePdfWorkers, pagePool } from "./PagePool.ts"

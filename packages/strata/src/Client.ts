@@ -71,9 +71,14 @@ export const createStrata = (options: StrataOptions = {}): StrataClient => {
   const ensureOpen = () => {
     if (closed) throw new Error("this Strata handle is closed")
   }
-  const run = <A>(effect: Effect.Effect<A, ScrapeError, Pipeline>, signal: AbortSignal | undefined): Promise<A> => {
+  const run = async <A>(effect: Effect.Effect<A, ScrapeError, Pipeline>, signal: AbortSignal | undefined): Promise<A> => {
     ensureOpen()
-    return runtime.runPromise(effect, signal === undefined ? undefined : { signal })
+    try {
+      return await runtime.runPromise(effect, signal === undefined ? undefined : { signal })
+    } catch (error) {
+      // The runtime rejects an interrupted run with a generic error: an abort says it was one.
+      throw signal?.aborted === true ? abortError(signal) : error
+    }
   }
   const close = async () => {
     if (closed) return
@@ -89,7 +94,7 @@ export const createStrata = (options: StrataOptions = {}): StrataClient => {
       [Symbol.asyncIterator]: () => {
         ensureOpen()
         const signal = callOptions?.signal
-        let stream = Stream.unwrap(Pipeline.use((pipeline) => Effect.succeed(pipeline.parseStream(document, withoutSignal(callOptions)))))
+        let stream = Stream.unwrap(Pipeline.useSync((pipeline) => pipeline.parseStream(document, withoutSignal(callOptions))))
         if (signal !== undefined) {
           const aborted = Effect.callback<never, Error>((resume) => {
             const abort = () => resume(Effect.fail(abortError(signal)))
@@ -100,11 +105,7 @@ export const createStrata = (options: StrataOptions = {}): StrataClient => {
           stream = stream.pipe(Stream.interruptWhen(aborted)) as typeof stream
         }
         const events = Stream.map(stream, toEvent)
-        let iterator: AsyncIterator<ParseEvent> | undefined
-        const ready = runtime.context().then((context) => {
-          iterator = Stream.toAsyncIterableWith(events, context)[Symbol.asyncIterator]()
-          return iterator
-        })
+        const ready = runtime.context().then((context) => Stream.toAsyncIterableWith(events, context)[Symbol.asyncIterator]())
         return {
           next: () => ready.then((it) => it.next()),
           return: (value?: unknown) =>

@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest"
 import { Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { PDFDocument, rgb, StandardFonts } from "pdf-lib"
 import { OcrPool } from "@strata/ocr"
-import { heuristicLayout, heuristicTables, openDocumentCount } from "@strata/pdf"
-import { createStrata, Layout, OcrEngine, type OcrResult, Pipeline, type Redactor, Strata } from "../src/index.ts"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "@strata/pdf"
+import { DocumentReaders, Fetcher } from "@strata/core"
+import { createStrata, Layout, OcrEngine, type OcrResult, Pipeline, type Redactor } from "../src/index.ts"
 
 const textPdf = async (): Promise<Uint8Array> => {
   const doc = await PDFDocument.create()
@@ -102,7 +103,7 @@ describe("stage seams", () => {
       name: "emails",
       redactPage: (page) =>
         Effect.succeed({ ...page, blocks: page.blocks.map((b) => ({ ...b, content: b.content.replace(/\S+@\S+\.\w+/g, "<EMAIL>") })) }),
-      redactMarkdown: (markdown) => Effect.succeed(markdown.replace(/\S+@\S+\.\w+/g, "<EMAIL>"))
+      redactText: (markdown) => Effect.succeed(markdown.replace(/\S+@\S+\.\w+/g, "<EMAIL>"))
     }
     await using strata = createStrata({ ocr: false, stages: { redaction: mask } })
     const data = await strata.parse({ bytes: await textPdf(), fileName: "report.pdf" }, { formats: ["markdown", "html"], parsers: [{ type: "pdf", blocks: true }] })
@@ -112,12 +113,11 @@ describe("stage seams", () => {
 
   it("cancelling a scanned-PDF request empties the OCR queue and closes the document", async () => {
     const bytes = await scannedPdf(8)
-    const openBefore = openDocumentCount()
     const outcome = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const pool = yield* OcrPool.make({ size: 1 })
       // One thread, but the reader is told it may keep four pages in flight: three wait in the queue.
-      const engine = Layer.succeed(OcrEngine, { ...pool, concurrency: 4 })
-      const pipeline = yield* Layer.build(Strata.layer({ stages: { ocr: engine } }))
+      const reader = pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder, ocr: { ...pool, concurrency: 4 } })
+      const pipeline = yield* Layer.build(Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(Fetcher.layer, DocumentReaders.layer([reader])))))
       const request = Pipeline.use((p) => Stream.runDrain(p.parseStream({ bytes, fileName: "scan.pdf" }, { parsers: [{ type: "pdf", mode: "ocr" }] })))
       const fiber = yield* Effect.forkChild(Effect.provide(request, pipeline))
       // Wait until pages are queued behind the busy thread, then cancel.
@@ -126,12 +126,31 @@ describe("stage seams", () => {
         yield* Effect.sleep(25)
         queuedWhileRunning = pool.queued()
       }
+      const openWhileRunning = reader.openDocuments()
       const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
-      return { queuedWhileRunning, queuedAfter: pool.queued(), interrupted: Exit.hasInterrupts(exit), openAfter: openDocumentCount() }
+      return { queuedWhileRunning, openWhileRunning, queuedAfter: pool.queued(), interrupted: Exit.hasInterrupts(exit), openAfter: reader.openDocuments() }
     })))
     expect(outcome.queuedWhileRunning).toBeGreaterThan(0)
+    expect(outcome.openWhileRunning).toBe(1)
     expect(outcome.interrupted).toBe(true)
     expect(outcome.queuedAfter).toBe(0)
-    expect(outcome.openAfter).toBe(openBefore)
+    expect(outcome.openAfter).toBe(0)
   }, 120_000)
+
+  it("an aborted call rejects with an AbortError, and a closed handle rejects", async () => {
+    const slow = Layer.succeed(OcrEngine, OcrEngine.of({
+      name: "slow",
+      preferredDpi: 72,
+      concurrency: 1,
+      estimateSeconds: () => 0,
+      recognize: () => Effect.never
+    }))
+    const strata = createStrata({ stages: { ocr: slow } })
+    const controller = new AbortController()
+    const pending = strata.parse({ bytes: await scannedPdf(1), fileName: "scan.pdf" }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 200)
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" })
+    await strata.close()
+    await expect(strata.parse({ bytes: await textPdf(), fileName: "report.pdf" })).rejects.toThrow("closed")
+  }, 60_000)
 })

@@ -66,16 +66,25 @@ const dominant = <T>(runs: ReadonlyArray<TextRun>, key: (run: TextRun) => T): T 
   return best
 }
 
-const makeLine = (runs: Array<TextRun>, row: number): Line => {
-  let rtlChars = 0
-  let letters = 0
-  for (const run of runs) {
-    for (const ch of run.text) {
-      if (RTL_CHAR.test(ch)) rtlChars++
-      if (/\p{L}/u.test(ch)) letters++
-    }
+/** Counts a text's right-to-left characters and its letters into `into`. */
+const countDirection = (text: string, into: { rtlChars: number; letters: number }): void => {
+  for (const ch of text) {
+    if (RTL_CHAR.test(ch)) into.rtlChars++
+    if (/\p{L}/u.test(ch)) into.letters++
   }
-  const rtl = rtlChars > letters / 2
+}
+
+/** A text runs right to left when most of its letters are right-to-left characters. */
+export const isRtlText = (text: string): boolean => {
+  const counts = { rtlChars: 0, letters: 0 }
+  countDirection(text, counts)
+  return counts.rtlChars > counts.letters / 2
+}
+
+const makeLine = (runs: Array<TextRun>, row: number): Line => {
+  const counts = { rtlChars: 0, letters: 0 }
+  for (const run of runs) countDirection(run.text, counts)
+  const rtl = counts.rtlChars > counts.letters / 2
   const ordered = [...runs].sort(rtl ? (a, b) => b.x1 - a.x1 : (a, b) => a.x0 - b.x0)
   let x0 = Infinity, x1 = -Infinity, top = Infinity, bottom = -Infinity
   let chars = 0, boldChars = 0, italicChars = 0, monoChars = 0, mathChars = 0

@@ -18,6 +18,7 @@ import { DocumentError, ensureOcrFits, rawImage, Timeout } from "@strata/core"
 import type { Diagnostic, OcrEngine, OcrError, OcrResult, PageElements, ParseMode, TextRun } from "@strata/core"
 import { decideOcr, type DecisionInput, type DecisionReason } from "./OcrDecision.ts"
 import type { PageRenderer, RenderedPage } from "./PageRenderer.ts"
+import { isRtlText } from "./Lines.ts"
 import type { PageSource } from "./PageSource.ts"
 
 export interface OcrPagesOptions {
@@ -27,11 +28,10 @@ export interface OcrPagesOptions {
   readonly bytes: Uint8Array
   readonly deadline: number
   readonly numPages: number
-  /** Render resolution for OCR; default the engine's preferred DPI. */
-  readonly dpi?: number | undefined
-  /** Native pages with at least this many visible characters skip the operator-list check (default 200). */
-  readonly richPageChars?: number | undefined
 }
+
+/** Native pages with at least this many visible characters skip the operator-list check. */
+const RICH_PAGE_CHARS = 200
 
 /** The page's runs as decision input (the native check: no image facts yet). */
 const nativeInput = (page: PageElements): DecisionInput => ({
@@ -42,12 +42,6 @@ const nativeInput = (page: PageElements): DecisionInput => ({
   pathCount: 1,
   items: page.runs.map((run) => ({ str: run.text, x: run.x0, y: run.top, width: run.x1 - run.x0, height: run.bottom - run.top }))
 })
-
-const visibleChars = (page: PageElements): number => {
-  let chars = 0
-  for (const run of page.runs) chars += run.text.trim().length
-  return chars
-}
 
 const withDiagnostic = (page: PageElements, severity: Diagnostic["severity"], code: string, message: string): PageElements => ({
   ...page,
@@ -95,7 +89,7 @@ export const ocrRuns = (result: OcrResult, rendered: Pick<RenderedPage, "region"
         math: false,
         symbol: false,
         rotated: false,
-        rtl: /[\u0590-\u08ff]/.test(text),
+        rtl: isRtlText(trimmed),
         confidence: word.confidence
       })
     }
@@ -110,7 +104,9 @@ const MIN_LINE_CONFIDENCE = 0.3
 export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Effect<PageSource, DocumentError> =>
   Effect.gen(function*() {
     const { engine, mode, deadline } = options
-    const richChars = options.richPageChars ?? 200
+    if (mode === "ocr" && engine !== undefined) {
+      yield* ensureOcrFits(engine, options.numPages, deadline).pipe(Effect.mapError((e) => toDocumentError(e, 1)))
+    }
     const scope = yield* Scope.make()
     let renderer: Promise<PageRenderer> | undefined
     const openRenderer = () => (renderer ??= import("./PageRenderer.ts").then((m) => m.openRenderer(options.bytes)))
@@ -121,11 +117,13 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
     /** Why the page needs OCR, or undefined. */
     const decide = (page: PageElements): Effect.Effect<DecisionReason | undefined> => {
       if (mode === "ocr") return Effect.succeed("no_text")
-      const chars = visibleChars(page)
-      if (chars === 0 || page.unmapped > chars * 0.3) return Effect.succeed(chars === 0 ? "no_text" : "garbled_text")
       const native = decideOcr(nativeInput(page))
+      const chars = native.stats.visibleChars
+      if (chars === 0) return Effect.succeed("no_text")
+      if (page.unmapped > chars * 0.3) return Effect.succeed("garbled_text")
       if (native.ocr) return Effect.succeed(native.reason)
-      if (native.stats.visibleChars >= richChars) return Effect.succeed(undefined)
+      // `auto` without an engine only warns, from what the page itself says: no renderer is opened for a warning.
+      if (chars >= RICH_PAGE_CHARS || (engine === undefined && mode === "auto")) return Effect.succeed(undefined)
       return Effect.promise(async () => {
         const facts = await (await openRenderer()).facts(page.pageNumber)
         const d = decideOcr(facts)
@@ -136,9 +134,8 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
     const recognise = (page: PageElements, reason: DecisionReason, ocr: OcrEngine["Service"]): Effect.Effect<PageElements, DocumentError> =>
       Effect.gen(function*() {
         yield* ensureOcrFits(ocr, 1, deadline).pipe(Effect.mapError((e) => toDocumentError(e, page.pageNumber)))
-        const dpi = options.dpi ?? ocr.preferredDpi
         const rendered = yield* Effect.tryPromise({
-          try: async () => (await openRenderer()).render(page.pageNumber, dpi),
+          try: async () => (await openRenderer()).render(page.pageNumber, ocr.preferredDpi),
           catch: (cause) => String(cause)
         }).pipe(Effect.option)
         if (rendered._tag === "None") return withDiagnostic(page, "warning", "ocr_render_failed", "the page could not be rendered for OCR; its native text is kept")
@@ -180,9 +177,6 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
 
     // Without an engine there is nothing slow to start ahead: pages are read one by one as asked.
     const ahead = engine !== undefined && mode !== "fast" ? Math.max(1, engine.concurrency) : 1
-    if (mode === "ocr" && engine !== undefined) {
-      yield* ensureOcrFits(engine, options.numPages, deadline).pipe(Effect.mapError((e) => toDocumentError(e, 1)))
-    }
     // The native reader reads one page at a time; recognition runs `ahead` pages at once.
     const native = yield* Semaphore.make(1)
     const started = new Map<number, Fiber.Fiber<PageElements, DocumentError>>()

@@ -19,7 +19,7 @@ const mask = (text: string) => text.replace(EMAIL, "<EMAIL>").replace(PHONE, "<P
 const redactContacts: Redactor = {
   name: "contacts",
   redactPage: (page: Page) => Effect.succeed({ ...page, blocks: page.blocks.map((block) => ({ ...block, content: mask(block.content) })) }),
-  redactMarkdown: (markdown: string) => Effect.succeed(mask(markdown))
+  redactText: (markdown: string) => Effect.succeed(mask(markdown))
 }
 
 const file = process.argv[2]

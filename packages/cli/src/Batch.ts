@@ -9,6 +9,7 @@
  * input (mtime). `force` converts everything again. The failure report is started afresh by
  * each run: the documents it lists have no output, so the next run retries them anyway.
  */
+import { randomUUID } from "node:crypto"
 import { availableParallelism } from "node:os"
 import { appendFile, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
@@ -66,12 +67,10 @@ export const isFinished = async (config: BatchConfig, input: Input): Promise<boo
   return source !== undefined && outputs.every((t) => t !== undefined && t >= source)
 }
 
-let tempCounter = 0
-
 /** Writes `text` next to `path` under a temp name, then renames it into place. */
 export const writeAtomic = async (path: string, text: string): Promise<void> => {
   await mkdir(dirname(path), { recursive: true })
-  const temp = `${path}.${process.pid}-${++tempCounter}.tmp`
+  const temp = `${path}.${randomUUID()}.tmp`
   try {
     await writeFile(temp, text)
     await rename(temp, path)

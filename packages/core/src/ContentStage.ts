@@ -133,10 +133,10 @@ export const renderContent = (
           removeBase64Images: options.removeBase64Images ?? true,
           formats: { markdown: wants(options, "markdown"), html: wants(options, "html"), links: wants(options, "links") }
         })
-        // Redaction runs before anything is written out (html is derived from the same cleaned tree: redact it too).
+        // Redaction runs before anything is written out: the markdown and the HTML of the same cleaned tree.
         const redaction = yield* Redaction
-        if (result.markdown !== undefined) data.markdown = yield* redaction.redactMarkdown(result.markdown).pipe(Effect.mapError(fromStageError))
-        if (result.html !== undefined) data.html = yield* redaction.redactMarkdown(result.html).pipe(Effect.mapError(fromStageError))
+        if (result.markdown !== undefined) data.markdown = yield* redaction.redactText(result.markdown).pipe(Effect.mapError(fromStageError))
+        if (result.html !== undefined) data.html = yield* redaction.redactText(result.html).pipe(Effect.mapError(fromStageError))
         if (result.links !== undefined) data.links = result.links
         if (result.warnings !== undefined && result.warnings.length > 0) data.warning = result.warnings.join("; ")
         data.metadata = { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }

@@ -202,16 +202,18 @@ export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions 
       })
     })
 
+  const queued = () => queue.length
+  const busy = () => slots.filter((s) => s.busy !== undefined).length
   const engine: OcrPoolService = {
     ...OcrEngine.of({
       name,
       preferredDpi: choice._tag === "tesseract" ? 300 : 200,
       concurrency: size,
-      estimateSeconds: (pages) => throughput.estimate(pages + queue.length + slots.filter((s) => s.busy).length, size),
+      estimateSeconds: (pages) => throughput.estimate(pages + queued() + busy(), size),
       recognize
     }),
-    queued: () => queue.length,
-    busy: () => slots.filter((s) => s.busy !== undefined).length
+    queued,
+    busy
   }
   return engine
 })

@@ -54,9 +54,3 @@ export const HeuristicTables = Layer.succeed(Tables, heuristicTables)
 export const HeuristicLayout = Layer.effect(Layout, Tables.useSync(heuristicLayout))
 
 export const HeuristicReadingOrder = Layer.succeed(ReadingOrder, heuristicReadingOrder)
-
-/** Every page stage's default layer: Layout (with its Tables) and ReadingOrder. */
-export const HeuristicStages = Layer.mergeAll(
-  HeuristicLayout.pipe(Layer.provideMerge(HeuristicTables)),
-  HeuristicReadingOrder
-)

@@ -17,9 +17,6 @@ import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
 import { mirrorGrid, type TableGrid } from "./TableGrid.ts"
 
-/** @deprecated name: a page after the page-local pass is core's `LayoutPage`. */
-export type PageAnalysis = LayoutPage
-
 /**
  * The page-local pass over a page whose tables are already found: pictures, drawn figures,
  * paragraphs and heading candidates. `lines` are all the page's lines, `rest` those outside tables.
@@ -77,7 +74,7 @@ export const labelPage = (page: LayoutPage, neighbours: ReadonlyArray<LayoutPage
 /** Reading order of a labelled page: XY-cut, paragraphs cut by a column break joined, captions by their figures. */
 export const orderBlocks = (page: LayoutPage): Array<LayoutBlock> => placeCaptions(joinContinuations(readingOrder(page.blocks, page.rtl)))
 
-const normalisedBox = (block: LayoutBlock, page: PageAnalysis): [number, number, number, number] => {
+const normalisedBox = (block: LayoutBlock, page: LayoutPage): [number, number, number, number] => {
   const c = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 10000) / 10000
   return [c(block.x0 / page.width), c(block.top / page.height), c(block.x1 / page.width), c(block.bottom / page.height)]
 }

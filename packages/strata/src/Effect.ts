@@ -5,4 +5,4 @@
  */
 export { layer, ReadersLive, StrataLive } from "./Live.ts"
 export { lazyOcrLayer } from "./LazyOcr.ts"
-export { HeuristicLayout, HeuristicReadingOrder, HeuristicStages, HeuristicTables } from "@strata/pdf"
+export { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"

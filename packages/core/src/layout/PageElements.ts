@@ -7,25 +7,30 @@
  */
 import type { BlockKind, Diagnostic } from "../Document.ts"
 
-/** A run of text in one font. */
-export interface TextRun {
-  readonly text: string
+/** Where a piece of text sits and how it is set: what runs and the lines made of them share. */
+export interface TextBox {
   readonly x0: number
   readonly x1: number
   readonly top: number
   readonly bottom: number
   readonly baseline: number
+  /** Font size (of most of the characters, for a line). */
   readonly size: number
   readonly bold: boolean
   readonly italic: boolean
   readonly mono: boolean
   /** Math fonts (CMMI, CMSY, ...): a hint for formulas. */
   readonly math: boolean
-  /** Set in a symbol font (dingbats): a lone glyph opening a line is a bullet. */
-  readonly symbol: boolean
   /** Text that does not run left to right along the page (vertical stamps, rotated labels). */
   readonly rotated: boolean
   readonly rtl: boolean
+}
+
+/** A run of text in one font. */
+export interface TextRun extends TextBox {
+  readonly text: string
+  /** Set in a symbol font (dingbats): a lone glyph opening a line is a bullet. */
+  readonly symbol: boolean
   /** Recognition confidence 0..1 of OCR'd text; absent for a native text layer. */
   readonly confidence?: number | undefined
 }
@@ -75,22 +80,9 @@ export interface PageElements {
 }
 
 /** A line fragment: runs sharing a baseline, cut at wide gaps. The unit the layout stages group. */
-export interface Line {
+export interface Line extends TextBox {
   readonly runs: ReadonlyArray<TextRun>
   readonly text: string
-  readonly x0: number
-  readonly x1: number
-  readonly top: number
-  readonly bottom: number
-  readonly baseline: number
-  /** The size of most of the characters. */
-  readonly size: number
-  readonly bold: boolean
-  readonly italic: boolean
-  readonly mono: boolean
-  readonly math: boolean
-  readonly rotated: boolean
-  readonly rtl: boolean
   /** Index of the row the fragment was cut from: fragments of one row share it. */
   readonly row: number
 }

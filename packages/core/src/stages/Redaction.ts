@@ -1,5 +1,5 @@
 /**
- * The Redaction stage: runs on every page's blocks, and on a web page's markdown, before anything
+ * The Redaction stage: runs on every page's blocks, and on a web page's markdown and HTML, before anything
  * is written out or handed to a model, so that what it masks never leaves the pipeline. The
  * default is a no-op (nothing is redacted unless a layer says so); `redactPII` plugs in here.
  * A block whose content a redactor rewrites keeps its kind and box; its span follows the new text.
@@ -11,13 +11,14 @@ import type { StageError } from "./StageError.ts"
 export interface Redactor {
   readonly name: string
   readonly redactPage: (page: Page) => Effect.Effect<Page, StageError>
-  readonly redactMarkdown: (markdown: string) => Effect.Effect<string, StageError>
+  /** A web page's markdown or HTML, as written out. */
+  readonly redactText: (text: string) => Effect.Effect<string, StageError>
 }
 
 export const noRedaction: Redactor = {
   name: "none",
   redactPage: Effect.succeed,
-  redactMarkdown: Effect.succeed
+  redactText: Effect.succeed
 }
 
 /** The redaction step in force; the default redacts nothing. */

@@ -80,9 +80,15 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
         ? reply(400, "UNSUPPORTED_FILE_TYPE", reason.message)
         : reply(500, "SCRAPE_UNSUPPORTED_FILE_ERROR", reason.message)
     case "DocumentUnreadable":
-      return reason.kind === "missing_component"
-        ? reply(500, "DOCUMENT_COMPONENT_MISSING", reason.message)
-        : reply(route === "parse" ? 400 : 422, "DOCUMENT_UNREADABLE", reason.message, { kind: reason.kind })
+      switch (reason.kind) {
+        case "missing_component":
+          return reply(500, "DOCUMENT_COMPONENT_MISSING", reason.message)
+        // Over a size, nesting or cell budget: the bytes are fine, the document is more than we read.
+        case "limit":
+          return reply(422, "DOCUMENT_TOO_COMPLEX", reason.message, { kind: reason.kind })
+        default:
+          return reply(route === "parse" ? 400 : 422, "DOCUMENT_UNREADABLE", reason.message, { kind: reason.kind })
+      }
     case "StageFailed":
       return reply(500, "SCRAPE_STAGE_FAILED", `The ${reason.stage} stage failed: ${reason.message}`)
   }

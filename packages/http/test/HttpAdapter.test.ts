@@ -32,6 +32,7 @@ const reasons = {
   UnsupportedFileType: () => new UnsupportedFileType({ message: "zip archives are not supported" }),
   Encrypted: () => new DocumentUnreadable({ kind: "encrypted", message: "the PDF is encrypted" }),
   MissingComponent: () => new DocumentUnreadable({ kind: "missing_component", message: "LibreOffice is not installed" }),
+  TooComplex: () => new DocumentUnreadable({ kind: "limit", message: "docx: the document nests elements too deeply to read" }),
   StageFailed: () => new StageFailed({ stage: "Redaction", message: "the detector failed" })
 } as const
 
@@ -189,6 +190,7 @@ describe("error table", () => {
     ["UnsupportedFileType", 500, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
     ["Encrypted", 422, "DOCUMENT_UNREADABLE"],
     ["MissingComponent", 500, "DOCUMENT_COMPONENT_MISSING"],
+    ["TooComplex", 422, "DOCUMENT_TOO_COMPLEX"],
     ["StageFailed", 500, "SCRAPE_STAGE_FAILED"]
   ]
   it.each(cases)("scrape %s -> %i %s", async (simulate, status, code) => {
@@ -232,6 +234,19 @@ describe("error table", () => {
       expect(response.status).toBe(400)
       expect(await response.json()).toMatchObject({ success: false, code })
     }
+  })
+
+  it("answers a document over a limit with 422 DOCUMENT_TOO_COMPLEX on both routes, our message and kind", async () => {
+    const expected = { success: false, code: "DOCUMENT_TOO_COMPLEX", error: "docx: the document nests elements too deeply to read", details: { kind: "limit" } }
+    const scraped = await scrape({ url: "https://example.com", simulate: "TooComplex" })
+    expect(scraped.status).toBe(422)
+    expect(await scraped.json()).toEqual(expected)
+    const form = new FormData()
+    form.append("options", JSON.stringify({ simulate: "TooComplex" }))
+    form.append("file", new Blob(["data"]), "deep.docx")
+    const parsed = await fetch(`${server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
+    expect(parsed.status).toBe(422)
+    expect(await parsed.json()).toEqual(expected)
   })
 })
 

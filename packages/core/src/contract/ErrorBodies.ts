@@ -47,7 +47,9 @@ export const ErrorCodes = {
   duplicateRequest: "duplicate_request",
   requestInFlight: "request_in_flight",
   requestUnresolved: "request_unresolved",
-  billingUnavailable: "billing_unavailable"
+  billingUnavailable: "billing_unavailable",
+  /** Ours, beyond the contract: a document over a size, nesting or cell budget. */
+  documentTooComplex: "DOCUMENT_TOO_COMPLEX"
 } as const
 
 export interface ErrorStatus {
@@ -55,6 +57,14 @@ export interface ErrorStatus {
   readonly description: string
   readonly body: "error" | "message"
   readonly codes: ReadonlyArray<string>
+}
+
+/** Ours, on both routes: the document is well formed but larger or deeper than the server reads. */
+const documentTooComplex: ErrorStatus = {
+  status: 422,
+  description: "The document is over one of the server's limits (decoded size, nesting depth, cells); the message says which.",
+  body: "error",
+  codes: [ErrorCodes.documentTooComplex]
 }
 
 /** Scrape error statuses of the contract's Errors table. */
@@ -79,6 +89,7 @@ export const scrapeErrorStatuses: ReadonlyArray<ErrorStatus> = [
     codes: [ErrorCodes.unknownProvider, ErrorCodes.lockdownCacheMiss, ErrorCodes.noCachedData]
   },
   { status: 409, description: "x-request-id reused.", body: "error", codes: [ErrorCodes.duplicateRequest, ErrorCodes.requestInFlight] },
+  documentTooComplex,
   { status: 429, description: "Request rate limit exceeded.", body: "message", codes: [] },
   { status: 500, description: "Unexpected server error.", body: "error", codes: [ErrorCodes.unknownError] },
   {
@@ -93,6 +104,7 @@ export const scrapeErrorStatuses: ReadonlyArray<ErrorStatus> = [
 export const parseErrorStatuses: ReadonlyArray<ErrorStatus> = [
   { status: 400, description: "Invalid multipart body or options.", body: "error", codes: [ErrorCodes.badRequest] },
   { status: 402, description: "Payment required.", body: "message", codes: [] },
+  documentTooComplex,
   { status: 429, description: "Request rate limit exceeded.", body: "message", codes: [] },
   { status: 500, description: "Unexpected server error.", body: "error", codes: [ErrorCodes.unknownError] }
 ]

@@ -42,7 +42,7 @@ describe("openApiDocument", () => {
   it("describes every path with its request and responses", () => {
     const scrape = doc.paths["/v2/scrape"].post
     expect(scrape.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ScrapeRequest" })
-    expect(Object.keys(scrape.responses).sort()).toEqual(["200", "400", "402", "403", "404", "409", "429", "500", "503"])
+    expect(Object.keys(scrape.responses).sort()).toEqual(["200", "400", "402", "403", "404", "409", "422", "429", "500", "503"])
     expect(scrape.responses["429"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/MessageOnlyErrorBody" })
     expect(scrape.responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" })
     expect(scrape.parameters[0].name).toBe("x-request-id")
@@ -53,7 +53,7 @@ describe("openApiDocument", () => {
     expect(multipart.schema.properties.file).toMatchObject({ type: "string", format: "binary" })
     expect(multipart.schema.properties.options).toEqual({ $ref: "#/components/schemas/ParseOptions" })
     expect(multipart.encoding.options.contentType).toBe("application/json")
-    expect(Object.keys(parse.responses).sort()).toEqual(["200", "400", "402", "429", "500"])
+    expect(Object.keys(parse.responses).sort()).toEqual(["200", "400", "402", "422", "429", "500"])
     expect(parse.responses["402"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/MessageOnlyErrorBody" })
 
     expect(doc.paths["/health"].get.responses["200"]).toBeDefined()

@@ -23,7 +23,19 @@ export interface ServerConfig {
   readonly writeLog: (line: string) => void
   /** Told the freshly created key, the one time it exists in clear. */
   readonly announceKey: (key: string, file: string) => void
+  /**
+   * Told when each request starts; the function it returns, once the response is sent or its
+   * connection closed. A supervised server reports these to its supervisor (SupervisedChild.ts).
+   */
+  readonly trackRequest: RequestTracker
 }
+
+/** Sees a request's id, method and path (never its query, headers or body); returns its `done`. */
+export type RequestTracker = (request: {
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+}) => () => void
 
 export const defaultMaxJsonBytes = 10 * 1024 * 1024
 export const defaultMaxUploadBytes = 50 * 1024 * 1024
@@ -41,7 +53,8 @@ const defaults: ServerConfig = {
     process.stdout.write(
       `Created an API key (stored hashed in ${file}; it is shown only this once):\n\n  ${key}\n\n` +
         `Send it as "Authorization: Bearer <key>". Set STRATA_API_KEYS to use your own keys instead.\n`
-    )
+    ),
+  trackRequest: () => () => {}
 }
 
 /** Fills in defaults for what the caller leaves out. */

@@ -45,25 +45,38 @@ export const startServer = async <E>(options: {
   }
 }
 
+/** What the supervised server (SupervisedChild.ts) adds to serving until a signal. */
+export interface ServeHooks {
+  /** Told once the port is bound. */
+  readonly onListening?: ((server: RunningServer) => void) | undefined
+  /** Another reason to stop, besides SIGINT and SIGTERM; resolves to the reason logged. */
+  readonly stopWhen?: Promise<string> | undefined
+}
+
 /**
- * Serves until SIGINT or SIGTERM, then stops accepting connections, lets requests in flight
- * finish, and resolves.
+ * Serves until SIGINT or SIGTERM (or `stopWhen`), then stops accepting connections, lets
+ * requests in flight finish, and resolves.
  */
 export const serveUntilSignal = async <E>(options: {
   readonly pipeline: Layer.Layer<Pipeline, E>
   readonly config: ServerConfig
-}): Promise<void> => {
+} & ServeHooks): Promise<void> => {
   const server = await startServer(options)
   process.stdout.write(`Strata listening on ${server.url} (POST /v2/scrape, POST /v2/parse, GET /health)\n`)
+  options.onListening?.(server)
   await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
+    let stopping = false
+    const stop = (reason: string) => {
+      if (stopping) return
+      stopping = true
       process.off("SIGINT", stop)
       process.off("SIGTERM", stop)
-      process.stdout.write(`Received ${signal}; finishing requests in flight\n`)
+      process.stdout.write(`Received ${reason}; finishing requests in flight\n`)
       server.close().then(resolve, resolve)
     }
     process.on("SIGINT", stop)
     process.on("SIGTERM", stop)
+    options.stopWhen?.then(stop)
   })
 }
 
@@ -71,7 +84,7 @@ export const serveUntilSignal = async <E>(options: {
  * `npm start` and `strata serve`: the full pipeline, configured from HOST, PORT,
  * STRATA_API_KEYS, STRATA_DATA_DIR and STRATA_RATE_LIMIT. Resolves once a signal stopped it.
  */
-export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}): Promise<void> => {
+export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}, hooks: ServeHooks = {}): Promise<void> => {
   const { Strata } = await import("strata")
-  await serveUntilSignal({ pipeline: Strata.StrataLive, config: serverConfigFromEnv(process.env, overrides) })
+  await serveUntilSignal({ pipeline: Strata.StrataLive, config: serverConfigFromEnv(process.env, overrides), ...hooks })
 }

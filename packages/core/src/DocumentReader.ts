@@ -80,18 +80,24 @@ export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExc
 export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
   message: Schema.String
 }) {}
+/** Every reader is busy and the queue of documents waiting for one is full: try again shortly. */
+export class Busy extends Schema.TaggedError<Busy>()("Busy", {
+  message: Schema.String,
+  /** Seconds after which a retry is likely to find room. */
+  retryAfterSeconds: Schema.Number
+}) {}
 
 /** The one error a reader fails with; `reason` says why, `page` where, when it applies. */
 export class DocumentError extends Schema.TaggedError<DocumentError>()("DocumentError", {
   format: Schema.String,
-  reason: Schema.Union([Encrypted, Corrupt, UnsupportedFormat, MissingComponent, LimitExceeded, Timeout]),
+  reason: Schema.Union([Encrypted, Corrupt, UnsupportedFormat, MissingComponent, LimitExceeded, Timeout, Busy]),
   page: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
     return `${this.format}: ${this.reason.message}`
   }
   get isRetryable(): boolean {
-    return this.reason._tag === "Timeout"
+    return this.reason._tag === "Timeout" || this.reason._tag === "Busy"
   }
 }
 

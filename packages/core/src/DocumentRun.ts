@@ -11,7 +11,7 @@ import type { Diagnostic, Page } from "./Document.ts"
 import type { DocumentError, ReadOptions, ReadRequest } from "./DocumentReader.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
 import { MarkdownWriter, type OutputBlockPage, type OutputPage, type PushResult } from "./MarkdownWriter.ts"
-import { DocumentUnreadable, scrapeError, StageFailed, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { DocumentUnreadable, Overloaded, scrapeError, StageFailed, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { StageError } from "./stages/StageError.ts"
 
@@ -31,6 +31,8 @@ export const fromDocumentError = (error: DocumentError): ScrapeError => {
       return scrapeError(new DocumentUnreadable({ kind: "limit", message: error.message }))
     case "UnsupportedFormat":
       return scrapeError(new DocumentUnreadable({ kind: "unsupported", message: error.message }))
+    case "Busy":
+      return scrapeError(new Overloaded({ message: reason.message, retryAfterSeconds: reason.retryAfterSeconds }))
   }
 }
 

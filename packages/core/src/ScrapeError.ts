@@ -52,6 +52,12 @@ export class StageFailed extends Schema.TaggedError<StageFailed>()("StageFailed"
   message: Schema.String
 }) {}
 
+/** The server is at capacity (every document reader busy and the queue full); `retryAfterSeconds` says when to try again. */
+export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Number
+}) {}
+
 export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError", {
   reason: Schema.Union([
     InvalidRequest,
@@ -61,7 +67,8 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
     TimedOut,
     UnsupportedFileType,
     DocumentUnreadable,
-    StageFailed
+    StageFailed,
+    Overloaded
   ])
 }) {
   override get message(): string {

@@ -12,6 +12,8 @@ import type { ScrapeError } from "@strata/core"
 export interface ErrorReply {
   readonly status: number
   readonly body: Record<string, unknown>
+  /** Sent as `Retry-After` (503 when the server is at capacity). */
+  readonly retryAfterSeconds?: number | undefined
 }
 
 export type RouteKind = "scrape" | "parse"
@@ -25,6 +27,13 @@ export const badRequest = (error: string, details?: unknown): ErrorReply => repl
 
 export const payloadTooLarge = (what: string, limitBytes: number): ErrorReply =>
   reply(413, "PAYLOAD_TOO_LARGE", `${what} is larger than the limit of ${formatBytes(limitBytes)}`)
+
+/** Node refused the request's header block (over `maxHeaderSize`) before any route ran. */
+export const headerFieldsTooLarge = (limitBytes: number): ErrorReply =>
+  reply(431, "REQUEST_HEADER_FIELDS_TOO_LARGE", `The request's headers are larger than the limit of ${formatBytes(limitBytes)}`)
+
+/** The request's headers or body did not arrive within the server's request timeout. */
+export const requestTimedOut = (): ErrorReply => reply(408, "REQUEST_TIMEOUT", "The request was not received in time")
 
 export const unauthorized = (kind: "Missing" | "Invalid"): ErrorReply => ({
   status: 401,
@@ -91,8 +100,10 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
       }
     case "StageFailed":
       return reply(500, "SCRAPE_STAGE_FAILED", `The ${reason.stage} stage failed: ${reason.message}`)
+    case "Overloaded":
+      return { ...reply(503, "SERVER_BUSY", reason.message), retryAfterSeconds: reason.retryAfterSeconds }
   }
 }
 
 const formatBytes = (bytes: number): string =>
-  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`

@@ -7,7 +7,10 @@ import type { ErrorReply } from "./ErrorReply.ts"
 import { RequestContext } from "./RequestContext.ts"
 
 export const toResponse = (reply: ErrorReply, headers?: Record<string, string>): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.jsonUnsafe(reply.body, { status: reply.status, headers })
+  HttpServerResponse.jsonUnsafe(reply.body, {
+    status: reply.status,
+    headers: reply.retryAfterSeconds === undefined ? headers : { ...headers, "retry-after": String(reply.retryAfterSeconds) }
+  })
 
 /** Like `toResponse`, and notes the code on the log line. */
 export const respondError = (reply: ErrorReply, headers?: Record<string, string>) =>

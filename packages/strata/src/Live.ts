@@ -4,11 +4,14 @@
  * `layer(options)` is what the HTTP server, the CLI and `createStrata` build; any stage can be
  * replaced by passing its layer in `options.stages`.
  */
-import { DocumentReaders, Fetcher, type Layout, OcrEngine, Pipeline, type ReadingOrder, type Redactor, Redaction, type Tables } from "@strata/core"
-import { makeOfficeReaders } from "@strata/office"
-import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables, makePdfReader } from "@strata/pdf"
-import { Effect, Layer, Option } from "effect"
+import { type DocumentFormat, type DocumentReaders, Fetcher, type Layout, type OcrEngine, Pipeline, ReaderPool, type ReadingOrder, type Redactor, Redaction, type Tables } from "@strata/core"
+import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
+import { Config, Effect, Layer } from "effect"
+import { availableParallelism, totalmem } from "node:os"
 import { lazyOcrLayer, type OcrEngineName } from "./LazyOcr.ts"
+import { defaultFormats, ReadersLive } from "./Readers.ts"
+
+export { ReadersLive } from "./Readers.ts"
 
 /** Layers that replace the default page stages. Each is optional; what is left out keeps its default. */
 export interface StageLayers {
@@ -36,17 +39,57 @@ export interface StrataOptions {
     readonly allowedOrigins?: ReadonlyArray<string> | undefined
   } | undefined
   readonly stages?: StageLayers | undefined
+  /**
+   * Where documents are read. Default: in reader processes (`STRATA_WORKERS`,
+   * `STRATA_WORKER_QUEUE`, `STRATA_WORKER_MEMORY_MB`), so that no document can crash or freeze
+   * the calling process. `false`: in this process. Documents are read in this process whenever
+   * `stages` replaces `layout`, `tables` or `readingOrder` (a layer cannot cross into another
+   * process); a custom OCR engine or redaction step still runs here, with reading isolated.
+   */
+  readonly isolation?: IsolationOptions | false | undefined
 }
 
-/** Every format reader, PDF (with the context's stages and OCR engine) first. */
-export const ReadersLive: Layer.Layer<DocumentReaders, never, Layout | ReadingOrder> = Layer.effect(
-  DocumentReaders,
-  Effect.gen(function*() {
-    const pdf = yield* makePdfReader
-    const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))
-    return DocumentReaders.make([pdf, ...makeOfficeReaders({ ocr })])
-  })
-)
+export interface IsolationOptions {
+  /** Reader processes reading at once; 0 reads in this process. Default: cores − 1, at least 1. */
+  readonly workers?: number | undefined
+  /** Documents that may wait for a reader; one more gets a `Busy`/503. Default 64. */
+  readonly queue?: number | undefined
+  /** Memory one reader process may use, in MB. Default: total memory / (2 × workers), 1,024 to 4,096. */
+  readonly memoryMb?: number | undefined
+  /** Stop a reader process idle this long (ms). Default 60,000. */
+  readonly idleMs?: number | undefined
+}
+
+const defaultWorkers = () => Math.max(1, availableParallelism() - 1)
+const defaultMemoryMb = (workers: number) =>
+  Math.min(4096, Math.max(1024, Math.floor(totalmem() / 2 ** 20 / (2 * Math.max(1, workers)))))
+
+/** `STRATA_WORKERS`, `STRATA_WORKER_QUEUE` and `STRATA_WORKER_MEMORY_MB`, with their defaults. */
+export const isolationConfig: Effect.Effect<Required<Omit<IsolationOptions, "idleMs">>> = Effect.gen(function*() {
+  const workers = yield* Config.Int("STRATA_WORKERS").pipe(Config.withDefault(defaultWorkers()))
+  const queue = yield* Config.Int("STRATA_WORKER_QUEUE").pipe(Config.withDefault(64))
+  const memoryMb = yield* Config.Int("STRATA_WORKER_MEMORY_MB").pipe(Config.withDefault(defaultMemoryMb(workers)))
+  return { workers: Math.max(0, workers), queue: Math.max(0, queue), memoryMb: Math.max(256, memoryMb) }
+}).pipe(Effect.orElseSucceed(() => ({ workers: defaultWorkers(), queue: 64, memoryMb: defaultMemoryMb(defaultWorkers()) })))
+
+/** The module reader processes run: `.ts` from source, `.js` in the built package. */
+const readerEntry = new URL(import.meta.url.endsWith(".ts") ? "./ReaderProcess.ts" : "./ReaderProcess.js", import.meta.url)
+
+/** Documents read in a pool of reader processes, sized from the options or the environment. */
+const isolatedReaders = (options: IsolationOptions): Layer.Layer<DocumentReaders> =>
+  Layer.unwrap(Effect.map(isolationConfig, (config) => {
+    const workers = options.workers ?? config.workers
+    return workers === 0 ? undefined : ReaderPool.layer({
+      entry: readerEntry,
+      supports: (format: DocumentFormat) => defaultFormats.has(format),
+      size: workers,
+      queue: options.queue ?? config.queue,
+      memoryMb: options.memoryMb ?? (options.workers !== undefined ? defaultMemoryMb(workers) : config.memoryMb),
+      idleMs: options.idleMs
+    })
+  }).pipe(Effect.map((pool) => pool ?? inProcessDefault)))
+
+const inProcessDefault = ReadersLive.pipe(Layer.provide(Layer.mergeAll(HeuristicLayout.pipe(Layer.provide(HeuristicTables)), HeuristicReadingOrder)))
 
 /** The `Pipeline` service with the given options and stages. */
 export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknown> => {
@@ -54,7 +97,10 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
   const tables = stages.tables ?? HeuristicTables
   const layout = (stages.layout ?? HeuristicLayout).pipe(Layer.provide(tables))
   const ocr = stages.ocr ?? (options.ocr === false ? Layer.empty : lazyOcrLayer(options.ocr))
-  const readers = ReadersLive.pipe(Layer.provide(Layer.mergeAll(layout, stages.readingOrder ?? HeuristicReadingOrder, ocr)))
+  const customPageStages = stages.layout !== undefined || stages.tables !== undefined || stages.readingOrder !== undefined
+  const readers = options.isolation === false || customPageStages
+    ? ReadersLive.pipe(Layer.provide(Layer.mergeAll(layout, stages.readingOrder ?? HeuristicReadingOrder, ocr)))
+    : isolatedReaders(options.isolation ?? {}).pipe(Layer.provide(ocr))
   const fetch = options.fetch === undefined
     ? Fetcher.layer
     : Fetcher.layerWith({ allowPrivate: options.fetch.allowPrivateUrls ?? false, allowedOrigins: options.fetch.allowedOrigins ?? [] })

@@ -1,0 +1,366 @@
+/**
+ * Document readers in child processes: a `DocumentReaders` service that reads each document in a
+ * reader process from a bounded pool (effect's `Pool`), so that no document can crash or freeze
+ * the server. The server's own thread only sends bytes, receives pages and writes markdown.
+ *
+ * Limits a document cannot escape:
+ * - **Memory.** Each process has a V8 heap cap (`--max-old-space-size`, three quarters of
+ *   `memoryMb`) and a watchdog that kills it when its resident memory passes `memoryMb` (buffers
+ *   outside the heap, such as an inflated stream, count too). The request gets `LimitExceeded`.
+ * - **Time.** At the request's deadline (plus a short grace for the reader's own Timeout to
+ *   arrive) the process is killed, not only abandoned: the request's `timeout` ends the work.
+ * - **Crashes.** A process that dies for any other reason fails only its own document.
+ * A process that was killed, or that grew past `recycleMb`, is replaced for the next document.
+ *
+ * Capacity: `size` processes read at once; up to `queue` more documents wait for one, and a
+ * document beyond that is refused at once with `Busy` (503 with Retry-After at the HTTP edge)
+ * rather than growing an unbounded backlog. Idle processes are stopped after `idleMs`.
+ *
+ * Processes rather than worker threads (measured on this kind of machine): a native module that
+ * aborts (canvas, a decoder) takes a thread's whole process down with it, a thread's memory
+ * outside the V8 heap cannot be measured or capped, and a process can be given a lower CPU
+ * priority so the server's thread keeps its core under load.
+ */
+import { Cause, Deferred, Effect, Exit, Fiber, FiberSet, Layer, Option, Pool, Queue, Scope, Stream } from "effect"
+import { type ChildProcess, fork } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import type { DocumentInfo, Page } from "../Document.ts"
+import { Busy, Corrupt, DocumentError, DocumentReaders, LimitExceeded, MissingComponent, Timeout, UnsupportedFormat } from "../DocumentReader.ts"
+import type { DocumentFormat, ReadRequest, ReadResult } from "../DocumentReader.ts"
+import { OcrEngine } from "../Ocr.ts"
+import { documentErrorOf, type FromReader, type OcrInfo, serialOcrError, type ToReader } from "./ReaderProtocol.ts"
+
+export interface ReaderPoolOptions {
+  /** The module the reader processes run; it calls `serveReaders` (ReaderHost.ts). */
+  readonly entry: URL
+  /** The formats the processes read. */
+  readonly supports: (format: DocumentFormat) => boolean
+  /** Processes reading at once. */
+  readonly size: number
+  /** Documents that may wait for a process; one more is refused with `Busy`. */
+  readonly queue: number
+  /** Resident memory one process may use (MB); its V8 heap is capped at three quarters of it. */
+  readonly memoryMb: number
+  /** A process left this long without a document is stopped. Default 60 s. */
+  readonly idleMs?: number | undefined
+}
+
+/** Pages a reader process may send ahead of the consumer. */
+const CREDIT = 8
+/** How long past the deadline the reader's own Timeout may take to arrive before the process is killed. */
+const DEADLINE_GRACE_MS = 500
+/** How long a process asked to stop (the request went away) may take to do so before it is killed. */
+const CANCEL_GRACE_MS = 1000
+/** A process that does not say it is ready in this long is killed (a broken install, a stuck disk). */
+const SPAWN_TIMEOUT_MS = 30_000
+/** How often a busy process's resident memory is read. */
+const WATCH_MS = 200
+/** Documents one process reads before it is replaced (fragmentation and caches build up). */
+const MAX_JOBS = 200
+
+type KilledFor = "memory" | "deadline" | "cancel" | "shutdown"
+
+interface ReaderProcess {
+  readonly child: ChildProcess
+  readonly pid: number
+  handler: ((message: FromReader) => void) | undefined
+  onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined
+  dead: boolean
+  killedFor: KilledFor | undefined
+  jobs: number
+}
+
+/** Resident memory of a process in MB, from /proc (undefined where there is none). */
+const residentMb = (pid: number): number | undefined => {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1])
+    return Number.isFinite(pages) ? (pages * 4096) / 2 ** 20 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const kill = (proc: ReaderProcess, why: KilledFor) => {
+  if (proc.dead) return
+  proc.killedFor ??= why
+  try {
+    // The process leads its own group: helpers it started (LibreOffice) go with it.
+    process.kill(-proc.pid, "SIGKILL")
+  } catch {
+    proc.child.kill("SIGKILL")
+  }
+}
+
+/** Node flags for a reader process: the server's own (module conditions, ...) with memory flags of its own. */
+const readerExecArgv = (heapMb: number): Array<string> => [
+  ...process.execArgv.filter((flag) => !/^--(max-old-space-size|max-semi-space-size|heap-growing-percent|inspect|inspect-brk|debug-port)/.test(flag)),
+  `--max-old-space-size=${heapMb}`,
+  // A small young generation: pdf.js allocates fast and short-lived, and large semi-spaces are never given back.
+  "--max-semi-space-size=8"
+]
+
+const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess, DocumentError> =>
+  Effect.callback<ReaderProcess, DocumentError>((resume) => {
+    const startFailed = (message: string) =>
+      new DocumentError({ format: "document", reason: new MissingComponent({ component: "reader process", message }) })
+    let child: ChildProcess
+    try {
+      child = fork(fileURLToPath(entry), [], {
+        execArgv: readerExecArgv(Math.max(128, Math.floor(memoryMb * 0.75))),
+        serialization: "advanced",
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+        detached: true
+      })
+    } catch (cause) {
+      resume(Effect.fail(startFailed(`a reader process could not be started: ${String(cause)}`)))
+      return
+    }
+    const proc: ReaderProcess = {
+      child,
+      pid: child.pid ?? -1,
+      handler: undefined,
+      onExit: undefined,
+      dead: false,
+      killedFor: undefined,
+      jobs: 0
+    }
+    let ready = false
+    const timer = setTimeout(() => {
+      kill(proc, "shutdown")
+      resume(Effect.fail(startFailed(`a reader process did not start within ${SPAWN_TIMEOUT_MS / 1000} s`)))
+    }, SPAWN_TIMEOUT_MS)
+    child.on("message", (message: FromReader) => {
+      if (!ready && message.type === "ready") {
+        ready = true
+        clearTimeout(timer)
+        idle(proc)
+        resume(Effect.succeed(proc))
+        return
+      }
+      proc.handler?.(message)
+    })
+    child.on("error", () => {
+      // Reported by "exit" as well; a failed send to a dead process also lands here.
+    })
+    child.on("exit", (code, signal) => {
+      proc.dead = true
+      clearTimeout(timer)
+      if (!ready) {
+        ready = true
+        resume(Effect.fail(startFailed(`a reader process stopped as it started (exit code ${code ?? signal})`)))
+        return
+      }
+      proc.onExit?.(code, signal)
+    })
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      kill(proc, "shutdown")
+    })
+  })
+
+/** An idle process does not keep the server's event loop alive; a busy one does. */
+const idle = (proc: ReaderProcess) => {
+  proc.child.unref()
+  ;(proc.child.channel as { unref?: () => void } | undefined)?.unref?.()
+}
+const busy = (proc: ReaderProcess) => {
+  proc.child.ref()
+  ;(proc.child.channel as { ref?: () => void } | undefined)?.ref?.()
+}
+
+const post = (proc: ReaderProcess, message: ToReader) => {
+  if (proc.dead || !proc.child.connected) return
+  try {
+    proc.child.send(message)
+  } catch {
+    // The process is going away; its exit fails the job.
+  }
+}
+
+/** Why a process died in the middle of a document, as the document's error. */
+const exitError = (format: DocumentFormat, proc: ReaderProcess, memoryMb: number, timeoutMs: number, code: number | null, signal: NodeJS.Signals | null) => {
+  const error = (reason: DocumentError["reason"]) => new DocumentError({ format, reason })
+  switch (proc.killedFor) {
+    case "memory":
+      return error(new LimitExceeded({ message: `reading the ${format} document needed more than the ${memoryMb} MB of memory a document may use` }))
+    case "deadline":
+      return error(new Timeout({ message: `reading the ${format} document did not finish within the request's timeout of ${timeoutMs} ms` }))
+    case "cancel":
+    case "shutdown":
+      return error(new Corrupt({ message: `reading the ${format} document was stopped` }))
+    case undefined:
+      // V8 aborts (SIGABRT, or exit code 134) when the heap cap is reached.
+      return signal === "SIGABRT" || code === 134
+        ? error(new LimitExceeded({ message: `reading the ${format} document needed more than the ${memoryMb} MB of memory a document may use` }))
+        : error(new Corrupt({ message: `the ${format} document made its reader stop unexpectedly (${signal ?? `exit code ${code}`})` }))
+  }
+}
+
+/** A `DocumentReaders` service over a pool of reader processes. Needs a scope for the pool's lifetime. */
+export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOptions) {
+  const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))
+  const memoryMb = options.memoryMb
+  const recycleMb = Math.max(256, Math.floor(memoryMb / 2))
+  const size = Math.max(1, options.size)
+  const pool = yield* Pool.makeWithTTL({
+    acquire: Effect.acquireRelease(spawnReader(options.entry, memoryMb), (proc) => Effect.sync(() => kill(proc, "shutdown"))),
+    min: 0,
+    max: size,
+    concurrency: 1,
+    timeToLive: options.idleMs ?? 60_000,
+    timeToLiveStrategy: "usage"
+  })
+  /** Documents holding or waiting for a process. */
+  let inFlight = 0
+  let nextJob = 1
+
+  const ocrInfo = (): OcrInfo | undefined =>
+    ocr === undefined ? undefined : {
+      name: ocr.name,
+      preferredDpi: ocr.preferredDpi,
+      concurrency: ocr.concurrency,
+      oneSeconds: ocr.estimateSeconds(1),
+      hundredSeconds: ocr.estimateSeconds(100)
+    }
+
+  const read = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError> =>
+    Effect.gen(function*() {
+      const format = request.format
+      if (!options.supports(format)) {
+        return yield* Effect.fail(new DocumentError({ format, reason: new UnsupportedFormat({ message: `no reader for ${format} is installed on this server` }) }))
+      }
+      if (inFlight >= size + options.queue) {
+        return yield* Effect.fail(new DocumentError({
+          format,
+          reason: new Busy({
+            message: `The server is reading as many documents as it can (${size}) and ${inFlight - size} more are waiting. Retry shortly.`,
+            retryAfterSeconds: 2
+          })
+        }))
+      }
+      const scope = yield* Scope.make()
+      inFlight++
+      yield* Scope.addFinalizer(scope, Effect.sync(() => void inFlight--))
+      const proc = yield* Pool.get(pool).pipe(
+        Scope.provide(scope),
+        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)))
+      )
+      return yield* runJob(proc, request, scope)
+    })
+
+  const runJob = (proc: ReaderProcess, request: ReadRequest, scope: Scope.Closeable) =>
+    Effect.gen(function*() {
+      const job = nextJob++
+      const format = request.format
+      const timeoutMs = Math.max(0, request.options.deadline - Date.now())
+      const pages = yield* Queue.make<Page, DocumentError | Cause.Done>()
+      const info = yield* Deferred.make<DocumentInfo, DocumentError>()
+      const settled = yield* Deferred.make<void>()
+      const runFork = yield* FiberSet.makeRuntime<never, void, never>().pipe(Scope.provide(scope))
+      const ocrCalls = new Map<number, ReturnType<typeof runFork>>()
+      let ended = false
+      const fail = (error: DocumentError) => {
+        Deferred.doneUnsafe(info, Effect.fail(error))
+        Queue.failCauseUnsafe(pages, Cause.fail(error))
+      }
+      const end = () => {
+        ended = true
+        Deferred.doneUnsafe(settled, Effect.void)
+      }
+
+      proc.handler = (message) => {
+        if (!("job" in message) || message.job !== job) return
+        switch (message.type) {
+          case "info":
+            Deferred.doneUnsafe(info, Effect.succeed(message.info))
+            return
+          case "page":
+            Queue.offerUnsafe(pages, message.page)
+            return
+          case "end":
+            end()
+            Deferred.doneUnsafe(info, Effect.fail(new DocumentError({ format, reason: new Corrupt({ message: `the ${format} document could not be read` }) })))
+            Queue.endUnsafe(pages)
+            return
+          case "failed":
+            end()
+            fail(documentErrorOf(message.error))
+            return
+          case "ocr": {
+            const id = message.id
+            const reply = (result: Partial<Extract<ToReader, { type: "ocr-done" }>>) => post(proc, { type: "ocr-done", job, id, ...result })
+            if (ocr === undefined) {
+              reply({ error: { engine: "none", tag: "OcrEngineUnavailable", message: "no OCR engine is configured" } })
+              return
+            }
+            ocrCalls.set(id, runFork(ocr.recognize(message.image, message.options).pipe(
+              Effect.match({
+                onSuccess: (result) => reply({ result }),
+                onFailure: (error) => reply({ error: serialOcrError(error) })
+              }),
+              Effect.ensuring(Effect.sync(() => void ocrCalls.delete(id)))
+            )))
+            return
+          }
+          case "ocr-cancel": {
+            const call = ocrCalls.get(message.id)
+            ocrCalls.delete(message.id)
+            if (call !== undefined) Effect.runFork(Fiber.interrupt(call))
+            return
+          }
+        }
+      }
+      proc.onExit = (code, signal) => {
+        end()
+        fail(exitError(format, proc, memoryMb, timeoutMs, code, signal))
+      }
+
+      busy(proc)
+      const deadlineTimer = setTimeout(() => {
+        if (!ended) kill(proc, "deadline")
+      }, timeoutMs + DEADLINE_GRACE_MS)
+      const watch = setInterval(() => {
+        const rss = residentMb(proc.pid)
+        if (rss !== undefined && rss > memoryMb && !ended) kill(proc, "memory")
+      }, WATCH_MS)
+
+      let finished = false
+      const finish = Effect.gen(function*() {
+        if (finished) return
+        finished = true
+        clearTimeout(deadlineTimer)
+        clearInterval(watch)
+        if (!ended && !proc.dead) {
+          // The consumer went away first (cancelled, failed or out of time): ask the reader to stop, then make it.
+          post(proc, { type: "cancel", job })
+          yield* Deferred.await(settled).pipe(Effect.timeoutOption(CANCEL_GRACE_MS))
+          if (!ended) kill(proc, "cancel")
+        }
+        proc.handler = undefined
+        proc.onExit = undefined
+        proc.jobs++
+        const rss = proc.dead ? undefined : residentMb(proc.pid)
+        if (proc.dead || !ended || proc.killedFor !== undefined || proc.jobs >= MAX_JOBS || (rss !== undefined && rss > recycleMb)) {
+          kill(proc, "shutdown")
+          yield* Pool.invalidate(pool, proc)
+        } else {
+          idle(proc)
+        }
+        yield* Scope.close(scope, Exit.void)
+      })
+
+      post(proc, { type: "read", job, bytes: request.bytes, format, fileName: request.fileName, options: request.options, ocr: ocrInfo(), credit: CREDIT })
+      const documentInfo = yield* Deferred.await(info).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : finish)))
+      const stream = Stream.fromQueue(pages).pipe(
+        Stream.tap(() => Effect.sync(() => post(proc, { type: "credit", job, n: 1 }))),
+        Stream.ensuring(finish)
+      )
+      return { info: documentInfo, pages: stream } satisfies ReadResult
+    })
+
+  return DocumentReaders.of({ supports: options.supports, read })
+})
+
+/** `make` as the `DocumentReaders` layer; the pool and its processes live as long as the layer. */
+export const layer = (options: ReaderPoolOptions): Layer.Layer<DocumentReaders> => Layer.effect(DocumentReaders, make(options))

@@ -8,8 +8,8 @@ import { openApiDocument, type Pipeline } from "@strata/core"
 import { Cause, Effect, Layer } from "effect"
 import { HttpEffect, HttpRouter, type HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { createServer } from "node:http"
 import { ApiKeys, type ApiKeyStoreError } from "./ApiKeys.ts"
+import { createJsonServer } from "./ClientErrors.ts"
 import { badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
 import { parseRoute } from "./ParseRoute.ts"
 import { toResponse } from "./Reply.ts"
@@ -136,7 +136,7 @@ export const layer = (
   config: ServerConfig
 ): Layer.Layer<HttpServer.HttpServer, ApiKeyStoreError | HttpServerError.ServeError, Pipeline> =>
   HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, middleware }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerServer(createServer, {
+    Layer.provideMerge(NodeHttpServer.layerServer(createJsonServer, {
       host: config.host,
       port: config.port,
       gracefulShutdownTimeout: "10 seconds"

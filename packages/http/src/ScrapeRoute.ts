@@ -10,6 +10,7 @@ import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
 import { ndjsonResponse, wantsNdjson } from "./NdjsonReply.ts"
 import { respondData, respondError } from "./Reply.ts"
 import { RequestContext } from "./RequestContext.ts"
+import { withoutCredentials } from "./RequestLog.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
 /** `application/json` and structured `+json` types, with any parameters. */
@@ -56,7 +57,7 @@ export const scrapeRoute = Effect.gen(function*() {
   if (!parsed.ok) return yield* respondError(badRequest(`The request body is not valid JSON: ${parsed.message}`))
   const body = parsed.value
   if (!retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
-    context.logFields.target = (body as { url: string }).url
+    context.logFields.target = withoutCredentials((body as { url: string }).url)
   }
   if (wantsNdjson(request.headers.accept)) {
     // Validation and the option gate run first, so their errors keep their HTTP status.

@@ -35,7 +35,7 @@ const explain: Record<Kind, string> = {
 export const fetchFailure = (error: unknown, url: string): ScrapeError => {
   if (error instanceof ScrapeError) return error
   if (error instanceof BlockedAddressError) {
-    return scrapeError(new UrlBlocked({ url, message: `Refusing to fetch ${url}: ${error.host} resolves to ${error.address}, a ${error.range} address. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.` }))
+    return scrapeError(new UrlBlocked({ url, message: `Refusing to fetch ${url}: ${error.host} resolves to ${error.address}, ${error.range}. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.` }))
   }
   const code = String((error as NodeJS.ErrnoException | undefined)?.code ?? "")
   const detail = error instanceof Error ? error.message : String(error)

@@ -86,7 +86,7 @@ const checkTarget = (url: URL): Effect.Effect<void, ScrapeError> => {
   if (blocked !== undefined) {
     return Effect.fail(scrapeError(new UrlBlocked({
       url: url.href,
-      message: `Refusing to fetch ${url.href}: ${blocked.address} is a ${blocked.range} address. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.`
+      message: `Refusing to fetch ${url.href}: ${blocked.address} is ${blocked.range}. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.`
     })))
   }
   if (isBadPort(url)) {

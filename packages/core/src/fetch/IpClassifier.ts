@@ -107,23 +107,23 @@ const v4 = (dotted: string, prefix: number, name: string): Ipv4Range => ({ base:
 
 /** Ranges no scrape may reach: not globally routable, or internal by convention (RFC 6890 and friends). */
 const blockedIpv4: ReadonlyArray<Ipv4Range> = [
-  v4("0.0.0.0", 8, "unspecified / this-network address (0.0.0.0/8)"),
-  v4("10.0.0.0", 8, "private network (10.0.0.0/8)"),
-  v4("100.64.0.0", 10, "carrier-grade NAT (100.64.0.0/10)"),
-  v4("127.0.0.0", 8, "loopback (127.0.0.0/8)"),
-  v4("169.254.169.254", 32, "cloud metadata endpoint (169.254.169.254)"),
-  v4("169.254.0.0", 16, "link-local (169.254.0.0/16)"),
-  v4("172.16.0.0", 12, "private network (172.16.0.0/12)"),
-  v4("192.0.0.0", 24, "IETF protocol assignments (192.0.0.0/24)"),
-  v4("192.0.2.0", 24, "documentation (192.0.2.0/24)"),
-  v4("192.88.99.0", 24, "6to4 relay anycast (192.88.99.0/24)"),
-  v4("192.168.0.0", 16, "private network (192.168.0.0/16)"),
-  v4("198.18.0.0", 15, "benchmarking (198.18.0.0/15)"),
-  v4("198.51.100.0", 24, "documentation (198.51.100.0/24)"),
-  v4("203.0.113.0", 24, "documentation (203.0.113.0/24)"),
-  v4("224.0.0.0", 4, "multicast (224.0.0.0/4)"),
-  v4("255.255.255.255", 32, "broadcast (255.255.255.255)"),
-  v4("240.0.0.0", 4, "reserved (240.0.0.0/4)")
+  v4("0.0.0.0", 8, "an unspecified (this-network) address (0.0.0.0/8)"),
+  v4("10.0.0.0", 8, "a private network address (10.0.0.0/8)"),
+  v4("100.64.0.0", 10, "a carrier-grade NAT address (100.64.0.0/10)"),
+  v4("127.0.0.0", 8, "a loopback address (127.0.0.0/8)"),
+  v4("169.254.169.254", 32, "the cloud metadata endpoint (169.254.169.254)"),
+  v4("169.254.0.0", 16, "a link-local address (169.254.0.0/16)"),
+  v4("172.16.0.0", 12, "a private network address (172.16.0.0/12)"),
+  v4("192.0.0.0", 24, "an IETF protocol assignment address (192.0.0.0/24)"),
+  v4("192.0.2.0", 24, "a documentation address (192.0.2.0/24)"),
+  v4("192.88.99.0", 24, "a 6to4 relay anycast address (192.88.99.0/24)"),
+  v4("192.168.0.0", 16, "a private network address (192.168.0.0/16)"),
+  v4("198.18.0.0", 15, "a benchmarking address (198.18.0.0/15)"),
+  v4("198.51.100.0", 24, "a documentation address (198.51.100.0/24)"),
+  v4("203.0.113.0", 24, "a documentation address (203.0.113.0/24)"),
+  v4("224.0.0.0", 4, "a multicast address (224.0.0.0/4)"),
+  v4("255.255.255.255", 32, "the broadcast address (255.255.255.255)"),
+  v4("240.0.0.0", 4, "a reserved address (240.0.0.0/4)")
 ]
 
 const inV4 = (address: number, range: Ipv4Range): boolean => {
@@ -131,7 +131,11 @@ const inV4 = (address: number, range: Ipv4Range): boolean => {
   return Math.floor(address / size) === Math.floor(range.base / size)
 }
 
-/** The blocked range an IPv4 address (as a 32-bit number) falls in, or undefined when it is public. */
+/**
+ * The blocked range an IPv4 address (as a 32-bit number) falls in, or undefined when it is public.
+ * Ranges are described as noun phrases with their article ("a loopback address (127.0.0.0/8)"),
+ * so messages read "<address> is <range>".
+ */
 export const blockedIpv4Range = (address: number): string | undefined =>
   blockedIpv4.find((range) => inV4(address, range))?.name
 
@@ -152,28 +156,28 @@ const allZero = (bytes: Uint8Array, from: number, to: number): boolean => bytes.
 
 /** The blocked range a 16-byte IPv6 address falls in, or undefined when it is public. */
 export const blockedIpv6Range = (bytes: Uint8Array): string | undefined => {
-  if (allZero(bytes, 0, 16)) return "unspecified address (::)"
-  if (allZero(bytes, 0, 15) && bytes[15] === 1) return "loopback (::1)"
+  if (allZero(bytes, 0, 16)) return "the unspecified address (::)"
+  if (allZero(bytes, 0, 15) && bytes[15] === 1) return "the loopback address (::1)"
   // Forms that carry an IPv4 address: judge the IPv4 address they lead to.
   const viaV4 = (at: number, form: string): string | undefined => {
     const range = blockedIpv4Range(embeddedV4(bytes, at))
-    return range === undefined ? undefined : `${range} via ${form}`
+    return range === undefined ? undefined : `${range}, reached through ${form}`
   }
-  if (allZero(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return viaV4(12, "IPv4-mapped IPv6 (::ffff:0:0/96)")
-  if (allZero(bytes, 0, 12)) return viaV4(12, "IPv4-compatible IPv6 (::/96)")
+  if (allZero(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return viaV4(12, "an IPv4-mapped IPv6 address (::ffff:0:0/96)")
+  if (allZero(bytes, 0, 12)) return viaV4(12, "an IPv4-compatible IPv6 address (::/96)")
   // ::ffff:0:a.b.c.d (SIIT translated addresses).
-  if (allZero(bytes, 0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && allZero(bytes, 10, 12)) return viaV4(12, "IPv4-translated IPv6 (::ffff:0:0:0/96)")
-  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b], 96) && allZero(bytes, 4, 12)) return viaV4(12, "NAT64 (64:ff9b::/96)")
-  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48)) return "local NAT64 (64:ff9b:1::/48)"
-  if (startsWith(bytes, [0x01, 0x00], 64) && allZero(bytes, 2, 8)) return "discard prefix (100::/64)"
-  if (startsWith(bytes, [0x20, 0x01, 0x0d, 0xb8], 32)) return "documentation (2001:db8::/32)"
+  if (allZero(bytes, 0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && allZero(bytes, 10, 12)) return viaV4(12, "an IPv4-translated IPv6 address (::ffff:0:0:0/96)")
+  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b], 96) && allZero(bytes, 4, 12)) return viaV4(12, "a NAT64 address (64:ff9b::/96)")
+  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48)) return "a local NAT64 address (64:ff9b:1::/48)"
+  if (startsWith(bytes, [0x01, 0x00], 64) && allZero(bytes, 2, 8)) return "a discard-prefix address (100::/64)"
+  if (startsWith(bytes, [0x20, 0x01, 0x0d, 0xb8], 32)) return "a documentation address (2001:db8::/32)"
   // Teredo hides an obfuscated IPv4 address and a relay: nothing legitimate to scrape there.
-  if (startsWith(bytes, [0x20, 0x01, 0x00, 0x00], 32)) return "Teredo tunnel (2001::/32)"
-  if (startsWith(bytes, [0x20, 0x02], 16)) return viaV4(2, "6to4 (2002::/16)")
-  if (startsWith(bytes, [0xfc], 7)) return "unique local address (fc00::/7)"
-  if (startsWith(bytes, [0xfe, 0x80], 10)) return "link-local (fe80::/10)"
-  if (startsWith(bytes, [0xfe, 0xc0], 10)) return "site-local (fec0::/10)"
-  if (startsWith(bytes, [0xff], 8)) return "multicast (ff00::/8)"
+  if (startsWith(bytes, [0x20, 0x01, 0x00, 0x00], 32)) return "a Teredo tunnel address (2001::/32)"
+  if (startsWith(bytes, [0x20, 0x02], 16)) return viaV4(2, "a 6to4 address (2002::/16)")
+  if (startsWith(bytes, [0xfc], 7)) return "a unique local address (fc00::/7)"
+  if (startsWith(bytes, [0xfe, 0x80], 10)) return "a link-local address (fe80::/10)"
+  if (startsWith(bytes, [0xfe, 0xc0], 10)) return "a site-local address (fec0::/10)"
+  if (startsWith(bytes, [0xff], 8)) return "a multicast address (ff00::/8)"
   return undefined
 }
 

@@ -18,7 +18,7 @@ export class BlockedAddressError extends Error {
   readonly address: string
   readonly range: string
   constructor(host: string, address: string, range: string) {
-    super(`${host} resolves to ${address}, a ${range} address`)
+    super(`${host} resolves to ${address}, ${range}`)
     this.host = host
     this.address = address
     this.range = range

@@ -21,7 +21,7 @@ describe("fetchFailure", () => {
   })
 
   it("turns a refused DNS answer into UrlBlocked naming the address", () => {
-    const reason = fetchFailure(new BlockedAddressError("internal.example", "10.0.0.7", "private network (10.0.0.0/8)"), "http://internal.example/").reason
+    const reason = fetchFailure(new BlockedAddressError("internal.example", "10.0.0.7", "a private network address (10.0.0.0/8)"), "http://internal.example/").reason
     expect(reason._tag).toBe("UrlBlocked")
     expect(reason.message).toMatch(/10\.0\.0\.7.*private network/)
   })

@@ -50,6 +50,17 @@ describe("Fetcher SSRF protection", () => {
       }
     }))
 
+  it.live("words the refusal as a sentence: the address is a range, once", () =>
+    Effect.gen(function*() {
+      const unspecified = yield* failureOf(guarded, "http://0.0.0.0/")
+      assert.strictEqual(
+        unspecified.message,
+        "Refusing to fetch http://0.0.0.0/: 0.0.0.0 is an unspecified (this-network) address (0.0.0.0/8). Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses."
+      )
+      const loopback = yield* failureOf(guarded, "http://[::1]/")
+      assert.match(loopback.message, /: ::1 is the loopback address \(::1\)\. /)
+    }))
+
   it.live("refuses schemes other than http and https", () =>
     Effect.gen(function*() {
       for (const url of ["file:///etc/passwd", "ftp://example.com/", "data:text/html,hi", "gopher://127.0.0.1:70/"]) {

@@ -40,6 +40,20 @@ describe("IpClassifier", () => {
     expect(isPublicAddress("8.8.4.4")).toBe(true)
   })
 
+  it("describes every range as a noun phrase that reads after \"is\": right article, no doubled words", () => {
+    const samples = ["0.0.0.0", "10.0.0.1", "100.64.0.1", "127.0.0.1", "169.254.169.254", "169.254.1.1", "172.16.0.1", "192.0.0.1", "192.0.2.1", "192.88.99.1", "192.168.0.1", "198.18.0.1", "198.51.100.1", "203.0.113.1", "224.0.0.1", "255.255.255.255", "240.0.0.1", "::", "::1", "::ffff:127.0.0.1", "::127.0.0.1", "::ffff:0:10.0.0.1", "64:ff9b::10.0.0.1", "64:ff9b:1::1", "100::1", "2001:db8::1", "2001::1", "2002:7f00:1::", "fc00::1", "fe80::1", "fec0::1", "ff02::1"]
+    for (const address of samples) {
+      const range = blockedRange(address)!
+      expect(range, address).toMatch(/^(a|an|the) /)
+      // "an" before a vowel sound; "unique" starts with a "y" sound.
+      const [article, word] = range.split(" ")
+      if (article !== "the") expect(article, range).toBe(/^[aeiou]|^IETF|^IPv/i.test(word) && !word.startsWith("unique") ? "an" : "a")
+      expect(range, address).not.toMatch(/\b(\w+) \1\b/i)
+    }
+    expect(blockedRange("0.0.0.0")).toBe("an unspecified (this-network) address (0.0.0.0/8)")
+    expect(blockedRange("::ffff:127.0.0.1")).toBe("a loopback address (127.0.0.0/8), reached through an IPv4-mapped IPv6 address (::ffff:0:0/96)")
+  })
+
   it("parses the loose IPv4 spellings inet_aton accepts and rejects the rest", () => {
     expect(parseIpv4("2130706433")).toBe(0x7f000001)
     expect(parseIpv4("0x7f000001")).toBe(0x7f000001)

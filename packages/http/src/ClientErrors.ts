@@ -1,0 +1,59 @@
+/**
+ * Answers the requests Node's HTTP parser refuses before any route sees them. Node's own answer
+ * to a header block over `maxHeaderSize` is a bare `431` with no body; clients of this API expect
+ * the contract's error shape on every failure, so the answer is written on the socket here: a
+ * complete HTTP/1.1 response with a JSON body, then the connection is closed (the parser cannot
+ * go on after such an error).
+ */
+import { createServer, maxHeaderSize, type Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { badRequest, headerFieldsTooLarge, requestTimedOut, type ErrorReply } from "./ErrorReply.ts"
+
+const reasonPhrases: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Payload Too Large",
+  431: "Request Header Fields Too Large"
+}
+
+/** The reply for a parser error code, as Node's default handler picks the status. */
+export const clientErrorReply = (code: string | undefined, headerLimitBytes: number): ErrorReply => {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return headerFieldsTooLarge(headerLimitBytes)
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return requestTimedOut()
+    default:
+      return badRequest("The request is not valid HTTP/1.1")
+  }
+}
+
+/** The raw bytes of a complete response for `reply`, closing the connection. */
+export const rawReply = (reply: ErrorReply): string => {
+  const body = JSON.stringify(reply.body)
+  return [
+    `HTTP/1.1 ${reply.status} ${reasonPhrases[reply.status] ?? "Error"}`,
+    "Content-Type: application/json; charset=utf-8",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+    "",
+    body
+  ].join("\r\n")
+}
+
+/** Installs the `clientError` answer on `server` (which then no longer writes Node's default). */
+export const answerClientErrors = <S extends Server>(server: S, headerLimitBytes = maxHeaderSize): S => {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A reset connection cannot be answered; a response already begun on it must not be followed by another.
+    const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+    if (error.code === "ECONNRESET" || !socket.writable || started) {
+      socket.destroy()
+      return
+    }
+    socket.end(rawReply(clientErrorReply(error.code, headerLimitBytes)))
+  })
+  return server
+}
+
+/** `http.createServer` with the JSON answers to parser errors (for effect's `NodeHttpServer.layerServer`). */
+export const createJsonServer = (): Server => answerClientErrors(createServer())

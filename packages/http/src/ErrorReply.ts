@@ -12,6 +12,8 @@ import type { ScrapeError } from "@strata/core"
 export interface ErrorReply {
   readonly status: number
   readonly body: Record<string, unknown>
+  /** Sent as `Retry-After` (503 when the server is at capacity). */
+  readonly retryAfterSeconds?: number | undefined
 }
 
 export type RouteKind = "scrape" | "parse"
@@ -98,6 +100,8 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
       }
     case "StageFailed":
       return reply(500, "SCRAPE_STAGE_FAILED", `The ${reason.stage} stage failed: ${reason.message}`)
+    case "Overloaded":
+      return { ...reply(503, "SERVER_BUSY", reason.message), retryAfterSeconds: reason.retryAfterSeconds }
   }
 }
 

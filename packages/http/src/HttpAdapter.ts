@@ -3,7 +3,7 @@
  * authentication, rate limit, error capture, one JSON log line). `layer(config)` serves it on a
  * Node HTTP server and needs a `Pipeline`; the CLI and the tests start it with `startServer`.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { openApiDocument, type Pipeline } from "@strata/core"
 import { Cause, Effect, Layer } from "effect"
 import { HttpEffect, HttpRouter, type HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -71,6 +71,19 @@ const withContractBody = (
 }
 
 /**
+ * Calls `done` once the Node response behind `request` is closed: sent (streamed bodies
+ * included) or its connection gone. At once when there is none (a server other than Node's).
+ */
+const whenResponseCloses = (request: HttpServerRequest.HttpServerRequest, done: () => void): void => {
+  // `closed` is on every Node response at runtime, though not in its type.
+  const response = NodeHttpServerRequest.toServerResponse(request) as
+    | { readonly closed?: boolean; readonly once?: (event: "close", listener: () => void) => unknown }
+    | undefined
+  if (response?.once === undefined || response.closed === true) return done()
+  response.once("close", done)
+}
+
+/**
  * Wraps every request: request id, authentication and rate limit before any route runs (so an
  * unauthenticated upload is refused without being read), then one log line and the
  * `x-request-id` header on whatever response goes out.
@@ -85,6 +98,8 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     const suppliedId = request.headers["x-request-id"]
     const requestId = isValidRequestId(suppliedId) ? suppliedId : randomUUID()
     const context: RequestContext = { requestId, keyId: undefined, logFields: {} }
+    // In flight until the response is out; the supervisor logs the ones a crash cut short.
+    whenResponseCloses(request, config.trackRequest({ requestId, method: request.method, path }))
 
     let logged = false
     const log = (status: number) => {

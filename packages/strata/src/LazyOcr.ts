@@ -3,10 +3,11 @@
  * bench/ocr: same accuracy as PaddleOCR on our pages at a third of the CPU and a tenth of the
  * memory), started on the first page that needs OCR rather than at start-up, so servers and CLI
  * runs that never OCR pay nothing for it (no threads, no wasm, no traineddata loaded). The pool
- * lives in the layer's scope: closing the runtime stops its threads.
+ * lives in the layer's scope: closing the runtime stops its threads, and so does half a minute
+ * without a page (the next page starts it again, in about a second).
  */
 import { OcrEngine, type OcrError } from "@strata/core"
-import { Config, Effect, Layer, Scope } from "effect"
+import { Config, Effect, Exit, FiberSet, Layer, Scope, Semaphore } from "effect"
 import { availableParallelism } from "node:os"
 
 export type OcrEngineName = "tesseract" | "paddle"
@@ -25,25 +26,65 @@ export const ocrEngineConfig: Effect.Effect<OcrEngineName> = Config.String("STRA
   Effect.orElseSucceed((): OcrEngineName => "tesseract")
 )
 
-/** A pool of `engine` workers that starts on its first `recognize`. */
-export const makeLazyOcr = (engine: OcrEngineName): Effect.Effect<OcrEngine["Service"], never, Scope.Scope> =>
+/** A started pool is stopped after this long without a page (its threads' wasm heaps with it). */
+export const OCR_IDLE_MS = 30_000
+
+/**
+ * A pool of `engine` workers that starts on its first `recognize` and stops again after `idleMs`
+ * without work: tesseract's threads hold about 550 MB that the process otherwise keeps for good.
+ */
+export const makeLazyOcr = (engine: OcrEngineName, idleMs: number = OCR_IDLE_MS): Effect.Effect<OcrEngine["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
-    const scope = yield* Effect.scope
-    let started: OcrEngine["Service"] | undefined
-    const start: Effect.Effect<OcrEngine["Service"], OcrError> = yield* Effect.cached(
-      Effect.promise(() => import("@strata/ocr")).pipe(
-        Effect.flatMap(({ OcrPool }) => OcrPool.make({ engine: { _tag: engine } })),
-        Scope.provide(scope),
-        Effect.tap((pool) => Effect.sync(() => { started = pool }))
-      )
-    )
+    const outer = yield* Effect.scope
+    const lock = yield* Semaphore.make(1)
+    let current: { readonly pool: OcrEngine["Service"]; readonly scope: Scope.Closeable } | undefined
+    let running = 0
+    let idleTimer: ReturnType<typeof setTimeout> | undefined
+    /** Stops the pool (the next page starts a new one). */
+    const stop = Effect.suspend(() => {
+      const stopping = current
+      current = undefined
+      return stopping === undefined ? Effect.void : Scope.close(stopping.scope, Exit.void)
+    })
+    yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => clearTimeout(idleTimer)), stop))
+    const runFork = yield* FiberSet.makeRuntime<never, void, never>()
+    const start: Effect.Effect<OcrEngine["Service"], OcrError> = lock.withPermits(1)(Effect.suspend(() => {
+      if (current !== undefined) return Effect.succeed(current.pool)
+      return Effect.gen(function*() {
+        const scope = yield* Scope.fork(outer)
+        const { OcrPool } = yield* Effect.promise(() => import("@strata/ocr"))
+        const pool = yield* OcrPool.make({ engine: { _tag: engine } }).pipe(
+          Scope.provide(scope),
+          Effect.tapError(() => Scope.close(scope, Exit.void))
+        )
+        current = { pool, scope }
+        return pool
+      })
+    }))
+    const settle = Effect.sync(() => {
+      running--
+      if (running > 0) return
+      clearTimeout(idleTimer)
+      idleTimer = setTimeout(() => {
+        if (running === 0) runFork(lock.withPermits(1)(Effect.suspend(() => (running === 0 ? stop : Effect.void))))
+      }, idleMs)
+      idleTimer.unref()
+    })
     const concurrency = Math.max(1, availableParallelism())
     return OcrEngine.of({
       name: engine,
       preferredDpi: engine === "tesseract" ? 300 : 200,
       concurrency,
-      estimateSeconds: (pages) => started?.estimateSeconds(pages) ?? (pages * SECONDS_PER_PAGE[engine]) / concurrency,
-      recognize: (image, options) => Effect.flatMap(start, (pool) => pool.recognize(image, options))
+      estimateSeconds: (pages) => current?.pool.estimateSeconds(pages) ?? (pages * SECONDS_PER_PAGE[engine]) / concurrency,
+      recognize: (image, options) =>
+        Effect.sync(() => {
+          running++
+          clearTimeout(idleTimer)
+        }).pipe(
+          Effect.andThen(start),
+          Effect.flatMap((pool) => pool.recognize(image, options)),
+          Effect.ensuring(settle)
+        )
     })
   })
 

@@ -79,9 +79,22 @@ export const supervise = (options: SuperviseOptions): Promise<number> =>
     let history = noCrashes
     let starts = 0
     let server: ChildProcess | undefined
+    /** The running server's requests in flight, by the sequence number it gave them. */
+    let inFlight = new Map<number, InFlight>()
     let restartTimer: NodeJS.Timeout | undefined
     let stop: { readonly signal: NodeJS.Signals; readonly at: number } | undefined
     let finished = false
+
+    /** Logs the requests the server's end cut short; returns how many. */
+    const logLost = (pid: number | undefined): number => {
+      const now = performance.now()
+      for (const { requestId, method, path, since } of inFlight.values()) {
+        log("error", "request lost", { pid, requestId, method, path, ms: Math.round(now - since) })
+      }
+      const lost = inFlight.size
+      inFlight.clear()
+      return lost
+    }
 
     const finish = (code: number) => {
       if (finished) return
@@ -95,7 +108,7 @@ export const supervise = (options: SuperviseOptions): Promise<number> =>
       restartTimer = undefined
       const startNumber = ++starts
       const startedAt = performance.now()
-      const inFlight = new Map<number, InFlight>()
+      inFlight = new Map()
       let listened = false
       const child = fork(options.script, [...options.args], {
         execArgv: [...options.execArgv],
@@ -120,14 +133,8 @@ export const supervise = (options: SuperviseOptions): Promise<number> =>
       // `close`, not `exit`: it comes after the IPC channel closed, so every message the server
       // sent before it died has been read and its in-flight list is complete.
       child.once("close", (code, signal) => {
-        const now = performance.now()
-        const uptimeMs = Math.round(now - startedAt)
-        const lost = [...inFlight.values()]
-        for (const request of lost) {
-          const { requestId, method, path } = request
-          log("error", "request lost", { pid: child.pid, requestId, method, path, ms: Math.round(now - request.since) })
-        }
-        const ended = { pid: child.pid, code, signal, uptimeMs, lost: lost.length }
+        const uptimeMs = Math.round(performance.now() - startedAt)
+        const ended = { pid: child.pid, code, signal, uptimeMs, lost: logLost(child.pid) }
         if (stop !== undefined) {
           log("info", "server stopped", ended)
           return finish(code === 0 || signal === stop.signal ? 0 : 1)
@@ -156,6 +163,7 @@ export const supervise = (options: SuperviseOptions): Promise<number> =>
       if (now - stop.at < repeatWindowMs) return
       log("warn", "supervisor forced to stop", { signal, pid: server?.pid })
       if (isRunning(server)) server.kill("SIGKILL")
+      logLost(server?.pid)
       finish(128 + constants.signals[signal])
     }
 

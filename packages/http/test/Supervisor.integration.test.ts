@@ -179,6 +179,25 @@ describe("npm start under its supervisor", () => {
     expect(await health(server.url)).toBe("refused")
   })
 
+  it("kills a draining server on a second signal a second later, logging its request as lost", async () => {
+    const server = await startBin({ STRATA_DATA_DIR: tempDir(), STRATA_API_KEYS: "test-key" })
+    const { pid } = await listening(server, 1)
+    const before = hangs
+    const stuck = scrape(server.url, "test-key", "/hang", "cut-by-force").then((r) => r.status, () => "reset")
+    await waitFor("the scrape to reach the page", () => hangs === before + 1)
+    server.process.kill("SIGTERM")
+    // A repeat within the second is the same stop (npm forwards the Ctrl-C the supervisor also got).
+    server.process.kill("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    expect(isAlive(pid)).toBe(true)
+    server.process.kill("SIGTERM")
+    expect(await server.exited).toEqual({ code: 143, signal: null })
+    expect(await stuck).toBe("reset")
+    await waitFor("the server to die", () => !isAlive(pid), 5_000)
+    expect(server.lines()).toContainEqual(expect.objectContaining({ msg: "supervisor forced to stop", pid }))
+    expect(server.lines()).toContainEqual(expect.objectContaining({ msg: "request lost", requestId: "cut-by-force" }))
+  })
+
   it("exits at once with an error when the server cannot start", async () => {
     const server = await startBin({ STRATA_DATA_DIR: tempDir(), STRATA_API_KEYS: "test-key", STRATA_RATE_LIMIT: "lots" })
     expect(await server.exited).toEqual({ code: 1, signal: null })

@@ -105,6 +105,23 @@ export class OcrError extends Schema.TaggedError<OcrError>()("OcrError", {
   }
 }
 
+/**
+ * What a reader tells the client when OCR of a page or picture failed: the reason in our words.
+ * The engine's own message (a decoder's or a crashed thread's text) is for the server's log only.
+ */
+export const ocrFailureText = (error: OcrError): string => {
+  switch (error.reason._tag) {
+    case "OcrInvalidImage":
+      return "the image could not be decoded"
+    case "OcrEngineUnavailable":
+      return `the OCR engine (${error.engine}) is not available`
+    case "OcrEngineFailed":
+      return `the OCR engine (${error.engine}) failed`
+    case "OcrTimeout":
+      return "the time budget ran out"
+  }
+}
+
 // ---- the service -------------------------------------------------------------------------------
 
 export class OcrEngine extends Context.Service<OcrEngine, {

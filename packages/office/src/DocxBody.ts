@@ -429,7 +429,11 @@ const hyperlinkOf = (instr: string): string | undefined => {
   return /\\l\s+"/.test(instr) ? `#${m[1]}` : m[1]
 }
 
-const longestBacktickRun = (text: string): number => Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length))
+const longestBacktickRun = (text: string): number => {
+  let longest = 0
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
+  return longest
+}
 
 /** Footnote markers were kept out of escaping with private sentinels; this restores them. */
 export const restoreNoteMarkers = (markdown: string): string =>

@@ -39,7 +39,7 @@ const rowsOf = (tbl: XmlElement): Array<XmlElement> => {
   for (const c of tbl.children) {
     if (typeof c === "string") continue
     if (c.name === "tr") out.push(c)
-    else if (c.name === "sdt" || c.name === "customXml") out.push(...rowsOf(child(c, "sdtContent") ?? c))
+    else if (c.name === "sdt" || c.name === "customXml") for (const row of rowsOf(child(c, "sdtContent") ?? c)) out.push(row)
   }
   return out
 }
@@ -49,7 +49,7 @@ const cellsOf = (tr: XmlElement): Array<XmlElement> => {
   for (const c of tr.children) {
     if (typeof c === "string") continue
     if (c.name === "tc") out.push(c)
-    else if (c.name === "sdt" || c.name === "customXml") out.push(...cellsOf(child(c, "sdtContent") ?? c))
+    else if (c.name === "sdt" || c.name === "customXml") for (const cell of cellsOf(child(c, "sdtContent") ?? c)) out.push(cell)
   }
   return out
 }

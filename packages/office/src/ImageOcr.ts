@@ -10,7 +10,7 @@
  * per document, and images are decoded one per OCR call, inside the engine.
  */
 import { Effect, Stream } from "effect"
-import { DocumentError, encodedImage, ensureOcrFits, rawImage, Timeout } from "@strata/core"
+import { DocumentError, encodedImage, ensureOcrFits, ocrFailureText, rawImage, Timeout } from "@strata/core"
 import type { Block, Diagnostic, OcrEngine, OcrError, OcrImage, OcrResult, Page, ReadRequest, ReadResult, Reader } from "@strata/core"
 import { ocrPageToBlocks } from "@strata/ocr/blocks"
 import { decodeBitmap } from "./Bitmap.ts"
@@ -155,7 +155,7 @@ export const withImageOcr = (reader: Reader, options: ImageOcrOptions = {}): Rea
           if (image === undefined) return Effect.succeed(`${c.ref.part} could not be decoded`)
           return engine.recognize(image, { deadline }).pipe(
             Effect.catch((e: OcrError) =>
-              e.reason._tag === "OcrTimeout" ? Effect.fail(timeoutError(format, e, pageNumber)) : Effect.succeed(e.message))
+              e.reason._tag === "OcrTimeout" ? Effect.fail(timeoutError(format, e, pageNumber)) : Effect.succeed(ocrFailureText(e)))
           )
         })
         const cached = Effect.runSync(Effect.cached(run))

@@ -142,7 +142,8 @@ const convert = async (binary: string, bytes: Uint8Array, options: ConvertOption
     }
     const produced = existsSync(join(work, "out")) ? await readdir(join(work, "out")) : []
     const file = produced.find((name) => name.toLowerCase().endsWith(`.${options.to}`))
-    if (file === undefined) throw corrupt(options.format, `LibreOffice could not convert the file (${outcome.trim().slice(0, 200) || "no output"})`)
+    // LibreOffice's own output names temporary paths and internals: the client gets our sentence only.
+    if (file === undefined) throw corrupt(options.format, "LibreOffice could not convert the file: it is damaged or not a document of this type")
     return new Uint8Array(await readFile(join(work, "out", file)))
   } finally {
     await rm(work, { recursive: true, force: true })
@@ -168,9 +169,9 @@ const run = (binary: string, args: ReadonlyArray<string>, timeoutMs: number): Pr
       }
       resolve("timeout")
     }, timeoutMs)
-    child.on("error", (error) => {
+    child.on("error", (error: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      reject(missingComponent("doc", "LibreOffice", `LibreOffice could not be started: ${error.message}`))
+      reject(missingComponent("doc", "LibreOffice", `LibreOffice could not be started${error.code === undefined ? "" : ` (${error.code})`}`))
     })
     child.on("close", () => {
       clearTimeout(timer)

@@ -182,7 +182,7 @@ export const unbold = (text: string): string => (/^\*\*[^*]+\*\*$/.test(text) ? 
 /** Block-level ODF content (text:p, text:h, text:list, table:table, sections) to blocks. */
 export const odfBlocks = (container: XmlElement, ctx: OdfContext, out: Array<Block> = []): Array<Block> => {
   for (const c of container.children) {
-    if (ctx.after !== undefined && ctx.after.length > 0) out.push(...ctx.after.splice(0))
+    if (ctx.after !== undefined && ctx.after.length > 0) for (const block of ctx.after.splice(0)) out.push(block)
     if (typeof c === "string") continue
     const before = out.length
     odfBlock(c, ctx, out)
@@ -190,7 +190,7 @@ export const odfBlocks = (container: XmlElement, ctx: OdfContext, out: Array<Blo
     const refs = ctx.pictures?.splice(0) ?? []
     if (refs.length > 0 && out.length > before) out[before] = withImages(out[before], refs)
   }
-  if (ctx.after !== undefined && ctx.after.length > 0) out.push(...ctx.after.splice(0))
+  if (ctx.after !== undefined && ctx.after.length > 0) for (const block of ctx.after.splice(0)) out.push(block)
   return out
 }
 

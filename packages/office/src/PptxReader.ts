@@ -96,8 +96,8 @@ export const readPptx = (bytes: Uint8Array, format: string): ParsedDocument => {
     if (tree !== undefined) collect(tree, identity, { zip, rels, inherited, items, slideArea })
     const blocks = orderItems(items)
     authors ??= pptxCommentAuthors(zip)
-    blocks.push(...pptxComments(zip, rels, authors))
-    blocks.push(...notes(zip, rels))
+    for (const block of pptxComments(zip, rels, authors)) blocks.push(block)
+    for (const block of notes(zip, rels)) blocks.push(block)
     return page(index + 1, blocks)
   })
   return { info, pages }

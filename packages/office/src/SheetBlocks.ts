@@ -52,7 +52,7 @@ export const parseRange = (ref: string): CellRange | undefined => {
 
 export const sheetBlocks = (sheet: SheetData, source: string): Array<Block> => {
   const blocks: Array<Block> = [makeBlock("section_header", `## ${sheet.name.replace(/\s+/g, " ").trim() || "Sheet"}`, { source })]
-  for (const box of regions(sheet)) blocks.push(...segmentBlocks(sheet, box, source))
+  for (const box of regions(sheet)) for (const block of segmentBlocks(sheet, box, source)) blocks.push(block)
   return blocks
 }
 

@@ -5,7 +5,7 @@
  */
 import XLSX from "xlsx"
 import type { DocumentInfo } from "@strata/core"
-import { corrupt, unsupported } from "./Failure.ts"
+import { toDocumentError, unsupported } from "./Failure.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { sheetBlocks, type CellRange } from "./SheetBlocks.ts"
 
@@ -27,7 +27,7 @@ export const readWithSheetJs = (bytes: Uint8Array, format: string): ParsedDocume
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (/password|encrypt/i.test(message)) throw unsupported(format, "the workbook is password protected")
-    throw corrupt(format, `cannot be read: ${message}`)
+    throw toDocumentError(format, error)
   }
   const props = workbook.Props ?? {}
   const metadata: Record<string, string> = {}

@@ -15,7 +15,9 @@ export const sheetGrid = (
 ): CellGrid => {
   const covered = new Set<number>()
   const spans = new Map<number, { colSpan: number; rowSpan: number }>()
-  const width = Math.max(0, ...grid.map((row) => row.length))
+  // A loop, not Math.max(...): spreading 100,000 rows as arguments overflows the stack.
+  let width = 0
+  for (const row of grid) width = Math.max(width, row.length)
   const key = (r: number, c: number) => r * (width + 1) + c
   for (const m of merges) {
     const r1 = Math.min(m.r1, grid.length - 1)

@@ -85,8 +85,9 @@ export const readXlsx = (bytes: Uint8Array, format: string): ParsedDocument => {
     const data = xml === undefined || !xml.includes("sheetData") ? { rows: [], merges: [] } : readSheet(xml, strings, formats, date1904, format)
     const blocks = sheetBlocks({ name: sheet.name, ...data }, "xlsx")
     if (sheet.part !== undefined) {
-      blocks.push(...drawingBlocks(zip, sheet.part))
-      blocks.push(...xlsxComments(zip, parseRelationships(zip.text(relsPartOf(sheet.part)), sheet.part)))
+      // Loops, not push(...): a sheet's comments can number more than the stack takes as arguments.
+      for (const block of drawingBlocks(zip, sheet.part)) blocks.push(block)
+      for (const block of xlsxComments(zip, parseRelationships(zip.text(relsPartOf(sheet.part)), sheet.part))) blocks.push(block)
     }
     return page(index + 1, blocks)
   })

@@ -19,9 +19,22 @@ export interface XmlElement {
 }
 export type XmlNode = XmlElement | string
 
-export class XmlError extends Error {}
+export class XmlError extends Error {
+  /** True when the markup nests deeper than `maxXmlDepth`: a limit, not damage. */
+  readonly tooDeep: boolean
+  constructor(message: string, tooDeep = false) {
+    super(message)
+    this.tooDeep = tooDeep
+  }
+}
 
-const maxDepth = 2_000
+/**
+ * Deepest element nesting parsed. Real documents stay under about 60 levels (tables in tables,
+ * content controls, lists); the readers walk the tree recursively, and 1,990 levels of nested
+ * w:smartTag, w:sdt, w:tbl, text:section, text:list and text:span were measured to read on
+ * Node's default stack, so deeper input is refused as a limit before any reader recurses.
+ */
+export const maxXmlDepth = 2_000
 
 const entityMap: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }
 
@@ -126,7 +139,7 @@ export const parseXml = (text: string): XmlElement => {
     const element: XmlElement = { name: localName(qname), qname, attrs: parseAttrs(body.slice(nameEnd)), children: [] }
     top.children.push(element)
     if (!selfClosing) {
-      if (stack.length > maxDepth) throw new XmlError("XML nested too deeply")
+      if (stack.length > maxXmlDepth) throw new XmlError("XML nested too deeply", true)
       stack.push(element)
     }
     i = gt + 1

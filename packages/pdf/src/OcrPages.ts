@@ -14,7 +14,7 @@
  * recognitions (the engine drops them from its queue) and closes the renderer.
  */
 import { Effect, Exit, Fiber, Scope, Semaphore } from "effect"
-import { DocumentError, ensureOcrFits, rawImage, Timeout } from "@strata/core"
+import { DocumentError, ensureOcrFits, ocrFailureText, rawImage, Timeout } from "@strata/core"
 import type { Diagnostic, OcrEngine, OcrError, OcrResult, PageElements, ParseMode, TextRun } from "@strata/core"
 import { decideOcr, type DecisionInput, type DecisionReason } from "./OcrDecision.ts"
 import type { PageRenderer, RenderedPage } from "./PageRenderer.ts"
@@ -143,7 +143,7 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
         const result = yield* ocr.recognize(rawImage(image.data, image.width, image.height, 1), { deadline, dpi: rendered.value.dpi }).pipe(
           Effect.map((r) => ({ ok: true as const, r })),
           Effect.catch((e: OcrError) =>
-            e.reason._tag === "OcrTimeout" ? Effect.fail(toDocumentError(e, page.pageNumber)) : Effect.succeed({ ok: false as const, message: e.message }))
+            e.reason._tag === "OcrTimeout" ? Effect.fail(toDocumentError(e, page.pageNumber)) : Effect.succeed({ ok: false as const, message: ocrFailureText(e) }))
         )
         if (!result.ok) return withDiagnostic(page, "warning", "ocr_failed", `OCR failed (${result.message}); the native text is kept`)
         const lines = result.r.lines.filter((l) => l.text.trim() !== "" && l.confidence >= MIN_LINE_CONFIDENCE)

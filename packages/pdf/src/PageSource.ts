@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
-import { Corrupt, type DocumentError, Timeout } from "@strata/core"
+import { type DocumentError, thrownReason, Timeout } from "@strata/core"
 import { forgetFonts, type PageContent, readPage } from "./PageContent.ts"
 import type { PagePool } from "./PagePool.ts"
 import { type OpenedPdf, pdfError, withDeadline } from "./PdfLoader.ts"
@@ -18,8 +18,11 @@ export interface PageSource {
 /** pdf.js caches every page it parsed (and its fonts) until told otherwise: release them this often. */
 const CLEANUP_EVERY = 64
 
-const unreadable = (pageNumber: number, message: string): DocumentError =>
-  pdfError(new Corrupt({ message: `page ${pageNumber} could not be read: ${message}` }), pageNumber)
+/**
+ * A page pdf.js could not read. What it threw (here, or its text from a page worker) only picks
+ * the reason: a limit for absurd nesting or size, else damage, in our words.
+ */
+const unreadable = (pageNumber: number, thrown: unknown): DocumentError => pdfError(thrownReason(thrown, "the page"), pageNumber)
 
 /**
  * A turn of the event loop. pdf.js inflates streams synchronously here (SyncDecompression.ts), so
@@ -34,7 +37,7 @@ export const readPageContent = (doc: PDFDocumentProxy, pageNumber: number, deadl
   withDeadline(
     Effect.tryPromise({
       try: () => eventLoopTurn().then(() => readPage(doc, pageNumber)),
-      catch: (cause) => unreadable(pageNumber, cause instanceof Error ? cause.message : String(cause))
+      catch: (cause) => unreadable(pageNumber, cause)
     }),
     deadline,
     `reading page ${pageNumber}`,

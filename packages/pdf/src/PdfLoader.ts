@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import type { PDFDocumentLoadingTask, PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
-import { Corrupt, DocumentError, Encrypted, Timeout } from "@strata/core"
+import { Corrupt, DocumentError, Encrypted, thrownReason, Timeout } from "@strata/core"
 import { documentParams, pdfjs, portReady, skipFontFaces } from "./PdfJs.ts"
 
 export interface OpenedPdf {
@@ -23,7 +23,6 @@ export const pdfError = (reason: DocumentError["reason"], page?: number): Docume
 const openFailure = (cause: unknown): DocumentError => {
   const name = (cause as { name?: unknown } | null)?.name
   const code = (cause as { code?: unknown } | null)?.code
-  const message = cause instanceof Error ? cause.message : String(cause)
   if (name === "PasswordException") {
     return pdfError(new Encrypted({
       message: code === pdfjs.PasswordResponses.INCORRECT_PASSWORD
@@ -31,8 +30,9 @@ const openFailure = (cause: unknown): DocumentError => {
         : "the PDF is password-protected"
     }))
   }
-  if (name === "InvalidPDFException") return pdfError(new Corrupt({ message: `not a readable PDF: ${message}` }))
-  return pdfError(new Corrupt({ message: `the PDF could not be opened: ${message}` }))
+  // pdf.js's own text ("Invalid PDF structure.", stack overflows, allocation failures) stays out of the answer.
+  if (name === "InvalidPDFException") return pdfError(new Corrupt({ message: "the file is not a readable PDF: its structure is damaged" }))
+  return pdfError(thrownReason(cause, "the PDF"))
 }
 
 /** Fails with Timeout once `deadline` (epoch ms) has passed, interrupting nothing inside pdf.js. */

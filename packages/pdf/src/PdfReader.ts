@@ -12,7 +12,7 @@
  */
 import { Effect, Option, Stream } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
-import { Corrupt, Layout, OcrEngine, ReadingOrder } from "@strata/core"
+import { Corrupt, Layout, OcrEngine, ReadingOrder, thrownReason } from "@strata/core"
 import type { DocumentError, DocumentInfo, LayoutPage, LayoutSession, Page, ReadRequest, ReadResult, Reader, StageError } from "@strata/core"
 import { ocrPages } from "./OcrPages.ts"
 import { pagePool } from "./PagePool.ts"
@@ -168,7 +168,8 @@ const pageStream = (
       try {
         return writePage(current)
       } catch (cause) {
-        return failedPage(pageNumber, `the page's layout could not be finished: ${cause instanceof Error ? cause.message : String(cause)}`)
+        // What was thrown is ours to debug, not the client's to read: the page is recorded as failed, in our words.
+        return failedPage(pageNumber, `the page's layout could not be finished: ${thrownReason(cause, "the page").message}`)
       }
     })
     return fill.pipe(

@@ -7,7 +7,7 @@ import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import { DocumentReaders, type DocumentFormat } from "./DocumentReader.ts"
 import type { Diagnostic } from "./Document.ts"
-import { fromStageError, readOptions, runDocumentStream } from "./DocumentRun.ts"
+import { fromStageError, runDocumentStream } from "./DocumentRun.ts"
 import { escapeHtml } from "./markdown/HtmlEscape.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
@@ -16,25 +16,14 @@ import { processHtml } from "./html/index.ts"
 import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
 import { scrapeError, UnsupportedFileType, type ScrapeError } from "./ScrapeError.ts"
 import { detectFormat } from "./TypeDetection.ts"
+import { type CommonOptions, defaultPdfParser, type DocumentMetadata, type FormatType, hasFormat, type PdfParser, pdfParser, type ScrapeData } from "./contract/index.ts"
+import type { Types } from "effect"
 
-/** The options of a scrape request or parse upload that shape the content (both have these). */
-export interface ContentOptions {
-  readonly formats?: ReadonlyArray<{ readonly type: string }> | undefined
-  readonly onlyMainContent?: boolean | undefined
-  readonly includeTags?: ReadonlyArray<string> | undefined
-  readonly excludeTags?: ReadonlyArray<string> | undefined
-  readonly removeBase64Images?: boolean | undefined
-  readonly parsers?: ReadonlyArray<PdfParserOptions> | undefined
-}
+/** `data` while a stage fills it in. */
+type DataBuilder = Types.Mutable<ScrapeData>
 
-export interface PdfParserOptions {
-  readonly type: string
-  readonly maxPages?: number | undefined
-  readonly mode?: "fast" | "auto" | "ocr" | undefined
-  readonly pageMarkers?: boolean | undefined
-  readonly pages?: boolean | undefined
-  readonly blocks?: boolean | undefined
-}
+/** The decoded options of a scrape request or parse upload that shape the content (both have these). */
+export type ContentOptions = CommonOptions
 
 export interface ContentInput {
   readonly bytes: Uint8Array
@@ -54,8 +43,7 @@ export interface ContentInput {
 
 type Kind = "html" | "json" | "text" | DocumentFormat
 
-const wants = (options: ContentOptions, type: string): boolean =>
-  (options.formats ?? [{ type: "markdown" }]).some((format) => format.type === type)
+const wants = (options: ContentOptions, type: FormatType): boolean => hasFormat(options, type)
 
 /** The last path segment of a URL, for extension-based detection. */
 const fileNameOf = (url: string): string | undefined => {
@@ -82,7 +70,7 @@ const classify = (input: ContentInput): Kind | undefined => {
   return undefined
 }
 
-const baseMetadata = (input: ContentInput, contentType: string | undefined) => ({
+const baseMetadata = (input: ContentInput, contentType: string | undefined): DocumentMetadata => ({
   sourceURL: input.sourceURL,
   url: input.url,
   statusCode: input.statusCode,
@@ -90,30 +78,25 @@ const baseMetadata = (input: ContentInput, contentType: string | undefined) => (
   error: input.statusCode >= 400 ? `${input.statusCode} ${STATUS_CODES[input.statusCode] ?? "Error"}` : null
 })
 
-/** The effective PDF parser: the first `pdf` entry, or undefined for `parsers: []`. */
-const pdfParser = (options: ContentOptions): PdfParserOptions | undefined =>
-  options.parsers === undefined ? { type: "pdf" } : options.parsers.find((parser) => parser.type === "pdf")
-
 /**
  * The parser settings a document is read with. A PDF takes the `pdf` parser (none for
  * `parsers: []`: it is then returned as Base64). Other documents take the same settings (mode,
  * pages per page/slide/sheet, blocks, page markers, maxPages), since `parsers` is where a client
  * says how files are handled, and fall back to the defaults when it names none.
  */
-const documentParser = (kind: DocumentFormat, options: ContentOptions): PdfParserOptions | undefined => {
+const documentParser = (kind: DocumentFormat, options: ContentOptions): PdfParser | undefined => {
   const pdf = pdfParser(options)
-  if (kind === "pdf") return pdf
-  return { ...pdf, type: kind }
+  return kind === "pdf" ? pdf : pdf ?? defaultPdfParser
 }
 
 export const renderContent = (
   input: ContentInput,
   options: ContentOptions,
   deadline: number
-): Effect.Effect<Record<string, unknown>, ScrapeError, DocumentReaders> =>
+): Effect.Effect<ScrapeData, ScrapeError, DocumentReaders> =>
   Effect.gen(function*() {
     const kind = classify(input)
-    const data: Record<string, unknown> = {}
+    const data: DataBuilder = {}
     if (kind === undefined) {
       return yield* Effect.fail(scrapeError(new UnsupportedFileType({
         message: `Unsupported file type${input.contentType ? ` (${input.contentType})` : ""}: the service reads HTML, JSON, text and the document formats .pdf .docx .doc .docm .odt .ods .odp .rtf .xlsx .xls .xlsm .xlsb .pptx .ppt .pptm .epub .csv`
@@ -127,10 +110,10 @@ export const renderContent = (
       if (kind === "html") {
         const result = processHtml(text, {
           url: input.url,
-          onlyMainContent: options.onlyMainContent ?? true,
+          onlyMainContent: options.onlyMainContent,
           includeTags: options.includeTags,
           excludeTags: options.excludeTags,
-          removeBase64Images: options.removeBase64Images ?? true,
+          removeBase64Images: options.removeBase64Images,
           formats: { markdown: wants(options, "markdown"), html: wants(options, "html"), links: wants(options, "links") }
         })
         // Redaction runs before anything is written out: the markdown and the HTML of the same cleaned tree.
@@ -161,32 +144,32 @@ export const renderContent = (
 
     // A document format.
     const parser = documentParser(kind, options)
-    if (kind === "pdf" && parser === undefined) {
+    if (parser === undefined) {
       // `parsers: []`: the PDF comes back as Base64 for a flat credit.
       data.rawBase64 = Buffer.from(input.bytes).toString("base64")
       data.metadata = { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
       return data
     }
     const stream = yield* documentEvents(input, kind, options, parser, deadline, data, false)
-    const pages: Array<unknown> = []
-    const blocks: Array<unknown> = []
-    let done: Record<string, unknown> = data
+    const pages: Array<OutputPage> = []
+    const blocks: Array<OutputBlockPage> = []
+    let done: DataBuilder = data
     yield* Stream.runForEach(stream, (event) =>
       Effect.sync(() => {
         if (event.type === "page") {
-          if (parser?.pages) pages.push(event.page)
-          if (parser?.blocks) blocks.push(event.blocks)
-        } else done = event.data
+          if (parser.pages && event.page !== undefined) pages.push(event.page)
+          if (parser.blocks && event.blocks !== undefined) blocks.push(event.blocks)
+        } else done = { ...event.data }
       }))
-    if (parser?.pages) done.pages = pages
-    if (parser?.blocks) done.blocks = blocks
+    if (parser.pages) done.pages = pages
+    if (parser.blocks) done.blocks = blocks
     return done
   })
 
 /** What a streaming client receives: one event per page, then the rest of `data`. */
 export type ContentEvent =
   | { readonly type: "page"; readonly pageNumber: number; readonly chunk: string; readonly page?: OutputPage; readonly blocks?: OutputBlockPage }
-  | { readonly type: "done"; readonly data: Record<string, unknown> }
+  | { readonly type: "done"; readonly data: ScrapeData }
 
 /**
  * The document path as a stream of page events followed by `done`. With `streaming` on, `done`
@@ -197,15 +180,20 @@ const documentEvents = (
   input: ContentInput,
   kind: DocumentFormat,
   options: ContentOptions,
-  parser: PdfParserOptions | undefined,
+  parser: PdfParser,
   deadline: number,
-  data: Record<string, unknown>,
+  data: DataBuilder,
   streaming: boolean
 ) =>
   Effect.gen(function*() {
     const { info, events, writer } = yield* runDocumentStream(
-      { bytes: input.bytes, format: kind, fileName: input.fileName ?? fileNameOf(input.url), options: readOptions(deadline, parser) },
-      parser?.pageMarkers ?? false
+      {
+        bytes: input.bytes,
+        format: kind,
+        fileName: input.fileName ?? fileNameOf(input.url),
+        options: { deadline, mode: parser.mode, maxPages: parser.maxPages }
+      },
+      parser.pageMarkers
     )
     const diagnostics: Array<Diagnostic> = []
     let count = 0
@@ -216,8 +204,8 @@ const documentEvents = (
         type: "page",
         pageNumber: event.page.pageNumber,
         chunk: event.chunk,
-        ...(streaming || parser?.pages ? { page: event.page } : {}),
-        ...(streaming || parser?.blocks ? { blocks: event.blockPage } : {})
+        ...(streaming || parser.pages ? { page: event.page } : {}),
+        ...(streaming || parser.blocks ? { blocks: event.blockPage } : {})
       }
     }))
     const finish = Effect.sync((): ContentEvent => {
@@ -252,7 +240,7 @@ export const renderContentStream = (
     const kind = classify(input)
     const parser = kind === undefined ? undefined : documentParser(kind, options)
     if (kind !== undefined && kind !== "html" && kind !== "json" && kind !== "text" && parser !== undefined) {
-      const data: Record<string, unknown> = {}
+      const data: DataBuilder = {}
       if (wants(options, "rawBase64")) data.rawBase64 = Buffer.from(input.bytes).toString("base64")
       return yield* documentEvents(input, kind, options, parser, deadline, data, true)
     }

@@ -8,16 +8,13 @@
  */
 import { Context, Effect, Layer, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeRequest } from "./contract/index.ts"
+import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
 import { Fetcher, type FetchResponse } from "./fetch/index.ts"
 import { renderContent, renderContentStream, type ContentEvent, type ContentInput } from "./ContentStage.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 import { Redaction } from "./stages/Redaction.ts"
-
-/** The response's `data` object, as the pipeline builds it (the contract's `ScrapeData` Schema describes it). */
-export type ResponseData = Record<string, unknown>
 
 export interface UploadedFile {
   readonly bytes: Uint8Array
@@ -26,8 +23,8 @@ export interface UploadedFile {
 }
 
 export class Pipeline extends Context.Service<Pipeline, {
-  readonly scrape: (request: unknown) => Effect.Effect<ResponseData, ScrapeError>
-  readonly parse: (file: UploadedFile, options: unknown) => Effect.Effect<ResponseData, ScrapeError>
+  readonly scrape: (request: unknown) => Effect.Effect<ScrapeData, ScrapeError>
+  readonly parse: (file: UploadedFile, options: unknown) => Effect.Effect<ScrapeData, ScrapeError>
   /** `scrape` as a stream: documents page by page, then the rest of `data` (see `ContentEvent`). */
   readonly scrapeStream: (request: unknown) => Stream.Stream<ContentEvent, ScrapeError>
   /** `parse` as a stream: documents page by page, then the rest of `data`. */
@@ -135,7 +132,4 @@ const fetchedInput = (sourceURL: string, response: FetchResponse): ContentInput 
 const finishEvent = (event: ContentEvent): ContentEvent => (event.type === "done" ? { type: "done", data: finish(event.data) } : event)
 
 /** Stamps what every response's metadata carries. */
-const finish = (data: ResponseData): ResponseData => {
-  const metadata = (data.metadata ?? {}) as Record<string, unknown>
-  return { ...data, metadata: { ...metadata, scrapeId: randomUUID() } }
-}
+const finish = (data: ScrapeData): ScrapeData => ({ ...data, metadata: { ...data.metadata, scrapeId: randomUUID() } })

@@ -7,18 +7,21 @@ import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Pipeline } from "@strata/core"
-import { Layer, Stream } from "effect"
+import { type Effect, Layer, Stream } from "effect"
 import { startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
+
+/** A double's method: the pipeline's arguments, and any record as `data` (the adapter only serialises it). */
+type Loosely<F> = F extends (...args: infer A) => Effect.Effect<unknown, infer E> ? (...args: A) => Effect.Effect<Record<string, unknown>, E> : never
 
 /**
  * A Pipeline double for tests of the adapter itself: `scrape` and `parse` as given; the
  * streaming variants (used only for NDJSON requests, which these tests do not send) die if called.
  */
 export const pipelineDouble = (
-  methods: Pick<Pipeline["Service"], "scrape" | "parse">
+  methods: { readonly [K in "scrape" | "parse"]: Loosely<Pipeline["Service"][K]> }
 ): Layer.Layer<Pipeline> =>
   Layer.succeed(Pipeline, Pipeline.of({
-    ...methods,
+    ...(methods as Pick<Pipeline["Service"], "scrape" | "parse">),
     scrapeStream: () => Stream.die(new Error("scrapeStream was not expected in this test")),
     parseStream: () => Stream.die(new Error("parseStream was not expected in this test"))
   }))

@@ -5,12 +5,12 @@
  * Schemas) plus an `AbortSignal`, and resolve to the response's `data`. `close()` (or
  * `await using`) stops the pools. Errors reject as `ScrapeError`, whose `reason._tag` says why.
  */
-import { type ContentEvent, type ParseOptionsBody, Pipeline, type ScrapeDataShape, type ScrapeError, type ScrapeRequestBody } from "@strata/core"
+import { type ContentEvent, type ParseOptionsBody, Pipeline, type ScrapeData, type ScrapeError, type ScrapeRequestBody } from "@strata/core"
 import { Effect, ManagedRuntime, Stream } from "effect"
 import { layer, type StrataOptions } from "./Live.ts"
 
 /** The response's `data` object (markdown, html, links, metadata, pages, blocks, ...). */
-export type ScrapeData = ScrapeDataShape
+export type { ScrapeData }
 
 /** What every call accepts besides the contract's options. */
 export interface CallOptions {
@@ -61,8 +61,8 @@ const withoutSignal = <T extends CallOptions>(options: T | undefined): Omit<T, "
 
 const toEvent = (event: ContentEvent): ParseEvent =>
   event.type === "page"
-    ? { type: "page", pageNumber: event.pageNumber, chunk: event.chunk, page: event.page, blocks: event.blocks as never }
-    : { type: "done", data: event.data as ScrapeData }
+    ? { type: "page", pageNumber: event.pageNumber, chunk: event.chunk, page: event.page, blocks: event.blocks }
+    : { type: "done", data: event.data }
 
 /** Creates a Strata handle. Options: OCR engine, fetch policy, and layers that replace stages. */
 export const createStrata = (options: StrataOptions = {}): StrataClient => {
@@ -87,9 +87,9 @@ export const createStrata = (options: StrataOptions = {}): StrataClient => {
   }
   return {
     scrape: (url, callOptions) =>
-      run(Pipeline.use((pipeline) => pipeline.scrape({ ...withoutSignal(callOptions), url })), callOptions?.signal) as Promise<ScrapeData>,
+      run(Pipeline.use((pipeline) => pipeline.scrape({ ...withoutSignal(callOptions), url })), callOptions?.signal),
     parse: (document, callOptions) =>
-      run(Pipeline.use((pipeline) => pipeline.parse(document, withoutSignal(callOptions))), callOptions?.signal) as Promise<ScrapeData>,
+      run(Pipeline.use((pipeline) => pipeline.parse(document, withoutSignal(callOptions))), callOptions?.signal),
     parseStream: (document, callOptions) => ({
       [Symbol.asyncIterator]: () => {
         ensureOpen()

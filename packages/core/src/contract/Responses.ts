@@ -194,7 +194,7 @@ export const ScrapeData = Schema.Struct({
   product: nullable(ProductProfile),
   tools: opt(Schema.Array(DiscoveredTool))
 }).annotate({ identifier: "ScrapeData" })
-export type ScrapeDataShape = typeof ScrapeData.Type
+export type ScrapeData = typeof ScrapeData.Type
 
 export const ScrapeResponse = Schema.Struct({
   success: Schema.Boolean,

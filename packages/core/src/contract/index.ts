@@ -64,7 +64,6 @@ export {
   PageMarkdown,
   ProductProfile,
   ScrapeData,
-  type ScrapeDataShape,
   ScrapeResponse
 } from "./Responses.ts"
 export {

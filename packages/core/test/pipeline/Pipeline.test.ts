@@ -138,7 +138,7 @@ describe("Pipeline.scrape", () => {
     const data = await run((p) => p.scrape({ url: `${base}/doc.pdf`, formats: ["markdown", "links"], parsers: [{ type: "pdf", pageMarkers: true, pages: true, blocks: true }] }))
     expect(data.markdown).toBe("# Report\n\n---\n\n<!-- page 2 -->\n\nBody [link](https://example.com/x).")
     expect(data.pages).toEqual([{ pageNumber: 1, markdown: "# Report" }, { pageNumber: 2, markdown: "Body [link](https://example.com/x)." }])
-    expect((data.blocks as Array<{ items: Array<{ id: string }> }>)[1].items.map((b) => b.id)).toEqual(["p2.b0", "p2.b1"])
+    expect(data.blocks?.[1].items.map((b) => b.id)).toEqual(["p2.b0", "p2.b1"])
     expect(data.links).toEqual(["https://example.com/x"])
     expect(data.warning).toBe("page 2: had no usable text")
     expect(data.metadata).toMatchObject({ numPages: 2, totalPages: 3, creditsUsed: 2, title: "PDF title" })

@@ -5,8 +5,12 @@
  * It reads the central directory itself so that limits are checked before anything is
  * inflated: entry count, total declared size, and per-entry compression ratio (zip bombs).
  * Entries are inflated on demand with node's zlib and a hard output cap, so a lying header
- * cannot make us allocate more than the limit either. Failures are `DocumentError`s, thrown:
- * callers parse synchronously and map throws at their Effect boundary.
+ * cannot make us allocate more than the limit either. Besides the ratio, every document has
+ * absolute budgets of decoded bytes: one part may inflate to at most `maxEntryBytes`, and all the
+ * parts read from one document together to `maxDecodedBytes`, so a part that inflates to hundreds
+ * of megabytes at a ratio below the bomb threshold fails fast, before it is decoded or parsed.
+ * Failures are `DocumentError`s, thrown: callers parse synchronously and map throws at their
+ * Effect boundary.
  */
 import { inflateRawSync } from "node:zlib"
 import { Corrupt, DocumentError, LimitExceeded, UnsupportedFormat } from "./DocumentReader.ts"
@@ -17,13 +21,41 @@ const unsupported = (format: string, message: string) => new DocumentError({ for
 
 export interface ZipLimits {
   readonly maxEntries: number
-  /** Sum of the uncompressed sizes of all entries (declared, and enforced while inflating). */
+  /** Sum of the uncompressed sizes of all entries, as the directory declares them. */
   readonly maxTotalBytes: number
   /** Largest uncompressed / compressed ratio accepted for an entry over 1 MiB. */
   readonly maxRatio: number
+  /** Most bytes one entry may inflate to (declared, and enforced while inflating). */
+  readonly maxEntryBytes: number
+  /** Most bytes inflated from one archive in all, over every read. */
+  readonly maxDecodedBytes: number
 }
 
-export const defaultZipLimits: ZipLimits = { maxEntries: 20_000, maxTotalBytes: 1024 * 1024 * 1024, maxRatio: 500 }
+const MiB = 1024 * 1024
+
+/**
+ * The limits every office document is read under.
+ *
+ * - 128 MiB per part: the largest part in the test corpus is 0.44 MB (a styles part) and its
+ *   largest document decodes to 6.4 MB in all; a sheet at the readers' 2,000,000-cell budget is
+ *   64-128 MB of XML (measured 32 bytes a numeric cell), and a 128 MB document.xml (about 20,000
+ *   pages of text) was measured to parse in 5.2 s with a 1.7 GB heap: past that a part costs
+ *   more than one document may, while a 400 MB document.xml, which the ratio check lets through,
+ *   used to hold the server for 15 s.
+ * - 512 MiB per document: four parts at the part limit, room for a large workbook's sheets,
+ *   shared strings and the pictures OCR reads; well under V8's 0.5 G-character string limit and
+ *   the reader's heap.
+ */
+export const defaultZipLimits: ZipLimits = {
+  maxEntries: 20_000,
+  maxTotalBytes: 1024 * MiB,
+  maxRatio: 500,
+  maxEntryBytes: 128 * MiB,
+  maxDecodedBytes: 512 * MiB
+}
+
+const sizeText = (bytes: number): string =>
+  bytes >= MiB ? `${Math.round(bytes / MiB).toLocaleString("en-US")} MB` : `${Math.max(1, Math.round(bytes / 1024)).toLocaleString("en-US")} KB`
 
 interface Entry {
   readonly name: string
@@ -46,11 +78,11 @@ export class ZipArchive {
   private readonly format: string
   private readonly limits: ZipLimits
 
-  constructor(bytes: Uint8Array, format: string, limits: ZipLimits = defaultZipLimits) {
+  constructor(bytes: Uint8Array, format: string, limits: Partial<ZipLimits> = {}) {
     this.bytes = bytes
     this.format = format
-    this.limits = limits
-    this.entries = readDirectory(bytes, format, limits)
+    this.limits = { ...defaultZipLimits, ...limits }
+    this.entries = readDirectory(bytes, format, this.limits)
     this.names = [...this.entries.keys()]
     this.lowerNames = new Map(this.names.map((name) => [name.toLowerCase(), name]))
   }
@@ -66,6 +98,11 @@ export class ZipArchive {
     if (exact !== undefined) return exact
     const other = this.lowerNames.get(clean.toLowerCase())
     return other === undefined ? undefined : this.entries.get(other)
+  }
+
+  /** Bytes inflated from this archive so far (the `maxDecodedBytes` budget spent). */
+  get decodedBytes(): number {
+    return this.inflated
   }
 
   /**
@@ -84,24 +121,31 @@ export class ZipArchive {
     if (end > bytes.length) throw corrupt(format, `zip entry ${entry.name} is truncated`)
     if (entry.flags & 1) throw unsupported(format, `zip entry ${entry.name} is encrypted`)
     const raw = bytes.subarray(start, end)
+    const { maxEntryBytes, maxDecodedBytes } = this.limits
     let out: Uint8Array
     if (entry.method === 0) out = raw
     else if (entry.method === 8) {
-      const budget = this.limits.maxTotalBytes - this.inflated
+      // Refused on the declared size, before a byte is inflated.
+      if (entry.size > maxEntryBytes) throw limitExceeded(format, partTooLarge(entry.name, maxEntryBytes, entry.size))
+      const left = maxDecodedBytes - this.inflated
+      if (entry.size > left) throw limitExceeded(format, documentTooLarge(maxDecodedBytes, this.inflated + entry.size))
       // The declared size is only a hint: the cap is what protects us.
-      const cap = Math.max(0, Math.min(budget, entry.size + 1024, maxBytes))
+      const cap = Math.max(0, Math.min(left, maxEntryBytes, entry.size + 1024, maxBytes))
       try {
         out = inflateRawSync(raw, { maxOutputLength: Math.max(cap, 1) })
       } catch (error) {
         if (error instanceof RangeError || (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
-          throw limitExceeded(format, `zip entry ${entry.name} inflates beyond its declared size or the size limit`)
+          throw limitExceeded(format, cap === maxEntryBytes
+            ? partTooLarge(entry.name, maxEntryBytes)
+            : cap === left
+            ? documentTooLarge(maxDecodedBytes)
+            : `zip entry ${entry.name} inflates to more than its declared size of ${sizeText(entry.size)}`)
         }
         throw corrupt(format, `zip entry ${entry.name} cannot be inflated`)
       }
+      this.inflated += out.length
     } else throw unsupported(format, `zip entry ${entry.name} uses compression method ${entry.method}`)
-    if (out.length > maxBytes) throw limitExceeded(format, `zip entry ${entry.name} is larger than ${maxBytes} bytes`)
-    this.inflated += out.length
-    if (this.inflated > this.limits.maxTotalBytes) throw limitExceeded(format, "the archive inflates beyond the size limit")
+    if (out.length > maxBytes) throw limitExceeded(format, `zip entry ${entry.name} is larger than ${sizeText(maxBytes)}`)
     return out
   }
 
@@ -111,6 +155,13 @@ export class ZipArchive {
     return data === undefined ? undefined : decodeText(data)
   }
 }
+
+/** `bytes`: the size when known (declared), else the message says "more than" the limit. */
+const partTooLarge = (name: string, limit: number, bytes?: number): string =>
+  `the part ${name} inflates to ${bytes === undefined ? `more than ${sizeText(limit)}` : sizeText(bytes)}; one part may inflate to at most ${sizeText(limit)}`
+
+const documentTooLarge = (limit: number, bytes?: number): string =>
+  `the document's parts inflate to ${bytes === undefined ? `more than ${sizeText(limit)}` : sizeText(bytes)} in all; one document may inflate to at most ${sizeText(limit)}`
 
 const decodeText = (data: Uint8Array): string => {
   if (data.length >= 2 && data[0] === 0xff && data[1] === 0xfe) return new TextDecoder("utf-16le").decode(data.subarray(2))
@@ -173,9 +224,9 @@ const readDirectory = (bytes: Uint8Array, format: string, limits: ZipLimits): Ma
     }
     at += 46 + nameLength + extraLength + commentLength
     total += size
-    if (total > limits.maxTotalBytes) throw limitExceeded(format, "the archive declares more uncompressed bytes than the size limit")
+    if (total > limits.maxTotalBytes) throw limitExceeded(format, `the archive declares more than ${sizeText(limits.maxTotalBytes)} of uncompressed parts, the most accepted`)
     if (size > 1024 * 1024 && size / Math.max(1, compressedSize) > limits.maxRatio) {
-      throw limitExceeded(format, `zip entry ${name} has a compression ratio over ${limits.maxRatio} (zip bomb?)`)
+      throw limitExceeded(format, `zip entry ${name} is compressed more than ${limits.maxRatio} to 1, as only zip bombs are`)
     }
     if (!name.endsWith("/")) entries.set(name.replace(/\\/g, "/").replace(/^\/+/, ""), { name, method, flags, compressedSize, size, localOffset })
   }

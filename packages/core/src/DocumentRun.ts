@@ -45,6 +45,19 @@ export interface PageEvent extends PushResult {
   readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
+const unitOf = (format: string): string =>
+  ["xlsx", "xlsm", "xlsb", "xls", "ods"].includes(format) ? "sheets" : ["pptx", "pptm", "ppt", "odp"].includes(format) ? "slides" : "pages"
+
+/** The warning for a document cut by `maxPages`; it goes on the last page kept. */
+export const pagesTruncated = (format: string, kept: number, total: number): Diagnostic => {
+  const unit = unitOf(format)
+  return {
+    severity: "warning",
+    code: "pages_truncated",
+    message: `kept the first ${kept.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} ${unit}, as maxPages asks; ${(total - kept).toLocaleString("en-US")} ${unit} dropped`
+  }
+}
+
 /** Reads a document and yields, page by page, what the markdown writer made of it. */
 export const runDocumentStream = (
   request: ReadRequest,
@@ -55,14 +68,21 @@ export const runDocumentStream = (
     const redaction = yield* Redaction
     const result = yield* readers.read(request).pipe(Effect.mapError(fromDocumentError))
     const writer = new MarkdownWriter({ pageMarkers })
+    const { numPages, totalPages } = result.info
+    const cut = numPages !== undefined && totalPages !== undefined && totalPages > numPages && numPages > 0
+      ? pagesTruncated(request.format, numPages, totalPages)
+      : undefined
     const events = result.pages.pipe(
       Stream.mapError(fromDocumentError),
       // Redaction runs before the writer: what it masks never reaches the markdown, pages or blocks.
       Stream.mapEffect((page) => redaction.redactPage(page).pipe(Effect.mapError(fromStageError))),
-      Stream.map((page: Page): PageEvent => ({
-        ...writer.push(page),
-        diagnostics: (page.diagnostics ?? []).map((d) => (d.page === undefined ? { ...d, page: page.pageNumber } : d))
-      }))
+      Stream.map((page: Page): PageEvent => {
+        const diagnostics = [...(page.diagnostics ?? []), ...(cut !== undefined && page.pageNumber === numPages ? [cut] : [])]
+        return {
+          ...writer.push(page),
+          diagnostics: diagnostics.map((d) => (d.page === undefined ? { ...d, page: page.pageNumber } : d))
+        }
+      })
     )
     return { info: result.info, events, writer }
   })

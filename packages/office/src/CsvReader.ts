@@ -102,13 +102,13 @@ export const readCsv = (bytes: Uint8Array, format: string, fileName?: string): {
   const { text, encoding } = decodeTextBytes(bytes)
   const delimiter = detectDelimiter(text, fileName)
   const rows = parseDelimited(text, delimiter, maxRows + 1)
-  if (rows.length > maxRows) throw limitExceeded(format, `the file has more than ${maxRows} rows`)
+  if (rows.length > maxRows) throw limitExceeded(format, `the file has more than ${maxRows.toLocaleString("en-US")} rows, the most one CSV file may have`)
   // Trailing blank lines are not rows.
   while (rows.length > 0 && rows[rows.length - 1].every((f) => f.trim() === "")) rows.pop()
   // A loop, not Math.max(...rows): spreading 200,000 rows as arguments overflows the stack.
   let width = 0
   for (const row of rows) width = Math.max(width, row.length)
-  if (width * rows.length > maxCells) throw limitExceeded(format, `the file has more than ${maxCells} cells`)
+  if (width * rows.length > maxCells) throw limitExceeded(format, `the file has more than ${maxCells.toLocaleString("en-US")} cells, the most one CSV file may have`)
   const table = writeTable(gridOfRows(rows.map((r) => Array.from({ length: width }, (_, c) => escapeCell((r[c] ?? "").trim())))))
   return { blocks: table.length === 0 ? [] : [makeBlock("table", table, { source: "csv" })], encoding, delimiter }
 }

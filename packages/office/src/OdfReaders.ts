@@ -5,14 +5,15 @@
  * speaker notes marked as such). Styles come from styles.xml and the automatic styles of
  * content.xml; properties from meta.xml.
  */
-import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
-import { corrupt, limitExceeded } from "./Failure.ts"
+import { makeBlock, type Block, type Diagnostic, type DocumentInfo, ZipArchive } from "@strata/core"
+import { corrupt } from "./Failure.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { withImages } from "./ImageRefs.ts"
 import { embeddedObjectBlocks, odfBlocks, odfInline, odfPictureRef, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { sheetBlocks, type CellRange } from "./SheetBlocks.ts"
+import { CellBudget, maxSheetColumns, maxSheetRows, sheetCuts } from "./SheetLimits.ts"
 import { child, childrenNamed, descendants, parseXml, textOf, type XmlElement } from "./Xml.ts"
 
 const openOdf = (bytes: Uint8Array, format: string) => {
@@ -41,49 +42,55 @@ export const readOdt = (bytes: Uint8Array, format: string): ParsedDocument => {
     info,
     pages: [() => {
       const hasTitle = descendants(text, "p").some((p) => styles.names(p.attrs["style-name"]).includes("title"))
-      const ctx: OdfContext = { styles, source: "odt", notes: [], hasTitle, embedded, after: [], partBytes, pictures: [] }
+      const diagnostics: Array<Diagnostic> = []
+      const ctx: OdfContext = { styles, source: "odt", notes: [], hasTitle, embedded, after: [], partBytes, pictures: [], diagnostics }
       const blocks = odfBlocks(text, ctx)
-      return page(1, [...blocks, ...notesBlocks(ctx)])
+      return page(1, [...blocks, ...notesBlocks(ctx)], diagnostics.length > 0 ? { diagnostics } : {})
     }]
   }
 }
-
-const maxCols = 2_000
-const maxCells = 2_000_000
 
 export const readOds = (bytes: Uint8Array, format: string): ParsedDocument => {
   const { styles, info, body } = openOdf(bytes, format)
   const sheet = child(body, "spreadsheet")
   if (sheet === undefined) throw corrupt(format, "content.xml has no office:spreadsheet body")
   const tables = childrenNamed(sheet, "table")
+  const budget = new CellBudget(format)
   return {
     info,
     pages: tables.map((table, index) => () => {
+      const name = table.attrs.name ?? `Sheet${index + 1}`
+      const countCell = budget.forSheet(name)
       const ctx: OdfContext = { styles, source: "ods", notes: [] }
       const rows: Array<Array<string | undefined>> = []
       const merges: Array<CellRange> = []
-      let cells = 0
-      tableRows(table).forEach((row, r) => {
+      // The columns the data reaches, those past the limit included, for the warning that says what was cut.
+      let width = 0
+      const read = tableRows(table, maxSheetRows)
+      read.rows.forEach((row, r) => {
         let col = 0
         for (const cell of row.children) {
           if (typeof cell === "string" || (cell.name !== "table-cell" && cell.name !== "covered-table-cell")) continue
           const repeat = Number(cell.attrs["number-columns-repeated"] ?? 1) || 1
-          const text = cell.name === "table-cell" ? childrenNamed(cell, "p").map((p) => odfInline(p, ctx)).join("\n") : ""
+          const past = col >= maxSheetColumns
+          const text = cell.name !== "table-cell" ? "" : past ? textOf(cell).trim() : childrenNamed(cell, "p").map((p) => odfInline(p, ctx)).join("\n")
           if (text.length > 0) {
+            width = Math.max(width, col + repeat)
             // Repeats of an empty cell are padding (often to column 1024); only data is materialised.
-            for (let i = 0; i < Math.min(repeat, maxCols - col); i++) {
-              if (++cells > maxCells) throw limitExceeded(format, `a sheet has more than ${maxCells} cells`)
+            for (let i = 0; i < Math.min(repeat, maxSheetColumns - col); i++) {
+              countCell()
               ;(rows[r] ??= [])[col + i] = text
             }
             const colSpan = Number(cell.attrs["number-columns-spanned"] ?? 1) || 1
             const rowSpan = Number(cell.attrs["number-rows-spanned"] ?? 1) || 1
-            if (colSpan > 1 || rowSpan > 1) merges.push({ r0: r, c0: col, r1: r + rowSpan - 1, c1: col + colSpan - 1 })
+            if (!past && (colSpan > 1 || rowSpan > 1)) merges.push({ r0: r, c0: col, r1: r + rowSpan - 1, c1: col + colSpan - 1 })
           }
           col += repeat
-          if (col >= maxCols) break
         }
       })
-      return page(index + 1, sheetBlocks({ name: table.attrs.name ?? `Sheet${index + 1}`, rows, merges }, "ods"))
+      const diagnostics = sheetCuts(name, read.height, width)
+      const blocks = sheetBlocks({ name, rows, merges }, "ods", diagnostics)
+      return page(index + 1, blocks, diagnostics.length > 0 ? { diagnostics } : {})
     })
   }
 }
@@ -106,7 +113,8 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
   return {
     info,
     pages: slides.map((slide, index) => () => {
-      const ctx: OdfContext = { styles, source: "odp", notes: [], embedded, after: [] }
+      const diagnostics: Array<Diagnostic> = []
+      const ctx: OdfContext = { styles, source: "odp", notes: [], embedded, after: [], diagnostics }
       const titles: Array<Block> = []
       const items: Array<{ x: number; y: number; h: number; order: number; blocks: Array<Block> }> = []
       const shapes = slide.children.filter((c): c is XmlElement => typeof c !== "string" && c.name !== "notes" && c.name !== "forms")
@@ -150,7 +158,7 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
           .filter((t) => t.length > 0)
         if (texts.length > 0) blocks.push(makeBlock("text", `> **Notes:**\n${texts.map((t) => `> ${t}`).join("\n")}`, { source: "odp", label: "speaker_notes" }))
       }
-      return page(index + 1, blocks)
+      return page(index + 1, blocks, diagnostics.length > 0 ? { diagnostics } : {})
     })
   }
 }

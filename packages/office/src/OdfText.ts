@@ -4,7 +4,7 @@
  * paragraphs (spans, links, spaces, tabs, line breaks, notes), lists with nesting, tables with
  * spans, and frames (text boxes and image descriptions).
  */
-import { makeBlock, type Block, writeTable } from "@strata/core"
+import { makeBlock, type Block, type Diagnostic, writeTable } from "@strata/core"
 import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells } from "./TableMarkdown.ts"
@@ -97,7 +97,12 @@ export interface OdfContext {
   /** The bytes of a stored part; with it, pictures met in a paragraph are collected into `pictures`. */
   readonly partBytes?: ((part: string) => Uint8Array | undefined) | undefined
   readonly pictures?: Array<ImageRef>
+  /** Where a table cut to the row limit says so; without it the cut is still made. */
+  readonly diagnostics?: Array<Diagnostic>
 }
+
+/** Rows of a text table (ODT, ODP) read; a table this long is a data dump, not prose. */
+export const maxTextTableRows = 10_000
 
 /** The stored raster picture of a `draw:image`, as an OCR reference. */
 export const odfPictureRef = (image: XmlElement | undefined, ctx: OdfContext): ImageRef | undefined => {
@@ -282,25 +287,39 @@ const pushTable = (table: XmlElement, ctx: OdfContext, out: Array<Block>): void 
   if (markdown.length > 0) out.push(makeBlock("table", markdown, { source: ctx.source }))
 }
 
-/** Rows of a table, header-rows and row-groups unwrapped, repeats expanded (bounded). */
-export const tableRows = (table: XmlElement, maxRows = 100_000): Array<XmlElement> => {
+/**
+ * Rows of a table, header-rows and row-groups unwrapped, repeats expanded up to `maxRows`.
+ * `height` counts on past the limit to the last row holding text (repeated empty rows pad
+ * sheets to a million rows; they are not data), so a cut can say what it dropped.
+ */
+export const tableRows = (table: XmlElement, maxRows: number): { readonly rows: Array<XmlElement>; readonly height: number } => {
   const rows: Array<XmlElement> = []
+  let index = 0
+  let height = 0
   const walk = (el: XmlElement): void => {
     for (const c of el.children) {
       if (typeof c === "string") continue
       if (c.name === "table-row") {
-        const repeat = Math.min(Number(c.attrs["number-rows-repeated"] ?? 1) || 1, maxRows - rows.length)
-        for (let i = 0; i < repeat; i++) rows.push(c)
+        const repeat = Math.max(1, Number(c.attrs["number-rows-repeated"] ?? 1) || 1)
+        for (let i = 0; i < Math.min(repeat, maxRows - rows.length); i++) rows.push(c)
+        index += repeat
+        if (index > height && (index <= maxRows || textOf(c).trim().length > 0)) height = index
       } else if (c.name === "table-header-rows" || c.name === "table-rows" || c.name === "table-row-group") walk(c)
-      if (rows.length >= maxRows) return
     }
   }
   walk(table)
-  return rows
+  return { rows, height }
 }
 
 const odfTable = (table: XmlElement, ctx: OdfContext): string => {
-  const rows = tableRows(table, 10_000)
+  const { rows, height } = tableRows(table, maxTextTableRows)
+  if (height > maxTextTableRows) {
+    ctx.diagnostics?.push({
+      severity: "warning",
+      code: "table_truncated",
+      message: `a table of ${height.toLocaleString("en-US")} rows was cut to its first ${maxTextTableRows.toLocaleString("en-US")} rows; ${(height - maxTextTableRows).toLocaleString("en-US")} rows dropped`
+    })
+  }
   const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
   rows.forEach((row, r) => {
     let col = 0

@@ -4,7 +4,8 @@
  * at fully empty rows (sheets often stack a title, a table and a notes block). A lone cell
  * becomes a paragraph rather than a one-cell table. Merged ranges become spans.
  */
-import { makeBlock, type Block, writeTable } from "@strata/core"
+import { makeBlock, type Block, type Diagnostic, writeTable } from "@strata/core"
+import { formatCount } from "./SheetLimits.ts"
 import { sheetGrid } from "./TableMarkdown.ts"
 
 export interface CellRange {
@@ -50,9 +51,10 @@ export const parseRange = (ref: string): CellRange | undefined => {
   return { r0: Math.min(start.row, end.row), c0: Math.min(start.col, end.col), r1: Math.max(start.row, end.row), c1: Math.max(start.col, end.col) }
 }
 
-export const sheetBlocks = (sheet: SheetData, source: string): Array<Block> => {
+/** The sheet's blocks; a table cut to the slot budget adds its warning to `diagnostics`. */
+export const sheetBlocks = (sheet: SheetData, source: string, diagnostics: Array<Diagnostic> = []): Array<Block> => {
   const blocks: Array<Block> = [makeBlock("section_header", `## ${sheet.name.replace(/\s+/g, " ").trim() || "Sheet"}`, { source })]
-  for (const box of regions(sheet)) for (const block of segmentBlocks(sheet, box, source)) blocks.push(block)
+  for (const box of regions(sheet)) for (const block of segmentBlocks(sheet, box, source, diagnostics)) blocks.push(block)
   return blocks
 }
 
@@ -155,7 +157,7 @@ const filledIn = (sheet: SheetData, r: number, c0: number, c1: number): Array<st
   return out
 }
 
-const segmentBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Block> => {
+const segmentBlocks = (sheet: SheetData, box: CellRange, source: string, diagnostics: Array<Diagnostic>): Array<Block> => {
   const { c0, r1, c1 } = box
   let r0 = box.r0
   // A lone cell on top of a table (often merged across it) is the table's title, not a header row.
@@ -166,15 +168,24 @@ const segmentBlocks = (sheet: SheetData, box: CellRange, source: string): Array<
     titles.push(makeBlock("text", escapeCell(top[0].trim()).replace(/\s*\n\s*/g, "  \n"), { source }))
     r0++
   }
-  return [...titles, ...tableBlocks(sheet, { r0, c0, r1, c1 }, source)]
+  return [...titles, ...tableBlocks(sheet, { r0, c0, r1, c1 }, source, diagnostics)]
 }
 
 /** Most grid slots one table may have; an L-shaped region can have a huge, nearly empty bounding box. */
 const maxSlots = 4_000_000
 
-const tableBlocks = (sheet: SheetData, box: CellRange, source: string): Array<Block> => {
+const tableBlocks = (sheet: SheetData, box: CellRange, source: string, diagnostics: Array<Diagnostic>): Array<Block> => {
   const { r0, c0, c1 } = box
   const r1 = Math.min(box.r1, r0 + Math.floor(maxSlots / (c1 - c0 + 1)) - 1)
+  if (r1 < box.r1) {
+    const rows = box.r1 - r0 + 1
+    const kept = r1 - r0 + 1
+    diagnostics.push({
+      severity: "warning",
+      code: "table_truncated",
+      message: `Sheet '${sheet.name}': a table of ${formatCount(rows)} rows and ${formatCount(c1 - c0 + 1)} columns is over the ${formatCount(maxSlots)} cells one table may have: kept its first ${formatCount(kept)} rows; ${formatCount(rows - kept)} rows dropped`
+    })
+  }
   let filled = 0
   let lone = ""
   for (let r = r0; r <= r1; r++) {

@@ -9,17 +9,13 @@ import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/co
 import { chartBlocks } from "./Charts.ts"
 import { xlsxComments } from "./Comments.ts"
 import { imageMarkdown } from "./MarkdownText.ts"
-import { corrupt, limitExceeded } from "./Failure.ts"
+import { corrupt } from "./Failure.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { parseRange, sheetBlocks, type CellRange } from "./SheetBlocks.ts"
+import { CellBudget, maxSheetColumns, maxSheetRows, sheetCuts } from "./SheetLimits.ts"
 import { scanSheet, type ScannedCell } from "./SheetScanner.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseRelationships, parseXml, relationshipId, relsPartOf, textOf, type XmlElement } from "./Xml.ts"
-
-/** Cells beyond these are dropped (a sheet can address 16384 x 1048576 slots). */
-const maxRows = 100_000
-const maxCols = 2_000
-const maxCells = 2_000_000
 
 const SSF = (SSF_MODULE as unknown as { format(fmt: string | number, value: number, opts?: object): string; get_table(): Record<number, string> })
 
@@ -77,19 +73,23 @@ export const readXlsx = (bytes: Uint8Array, format: string): ParsedDocument => {
   const sheets = childrenNamed(child(workbook, "sheets"), "sheet").map((s) => ({ name: s.attrs.name ?? "Sheet", part: rels.get(relationshipId(s) ?? "")?.target }))
   const metadata = readProperties(zip.text("docProps/core.xml"))
   const info: DocumentInfo = { metadata }
+  const budget = new CellBudget(format)
   const pages = sheets.map((sheet, index) => () => {
     strings ??= sharedStrings(zip, relOf("/sharedStrings"))
     formats ??= numberFormats(zip, relOf("/styles"))
     const xml = sheet.part === undefined ? undefined : zip.text(sheet.part)
     // Chartsheets have no sheetData: they are only their drawing.
-    const data = xml === undefined || !xml.includes("sheetData") ? { rows: [], merges: [] } : readSheet(xml, strings, formats, date1904, format)
-    const blocks = sheetBlocks({ name: sheet.name, ...data }, "xlsx")
+    const data = xml === undefined || !xml.includes("sheetData")
+      ? { rows: [], merges: [], height: 0, width: 0 }
+      : readSheet(xml, strings, formats, date1904, budget.forSheet(sheet.name))
+    const diagnostics = sheetCuts(sheet.name, data.height, data.width)
+    const blocks = sheetBlocks({ name: sheet.name, rows: data.rows, merges: data.merges }, "xlsx", diagnostics)
     if (sheet.part !== undefined) {
       // Loops, not push(...): a sheet's comments can number more than the stack takes as arguments.
       for (const block of drawingBlocks(zip, sheet.part)) blocks.push(block)
       for (const block of xlsxComments(zip, parseRelationships(zip.text(relsPartOf(sheet.part)), sheet.part))) blocks.push(block)
     }
-    return page(index + 1, blocks)
+    return page(index + 1, blocks, diagnostics.length > 0 ? { diagnostics } : {})
   })
   return { info, pages }
 }
@@ -122,19 +122,30 @@ const readSheet = (
   strings: ReadonlyArray<string>,
   formats: ReadonlyArray<string | undefined>,
   date1904: boolean,
-  format: string
-): { rows: Array<Array<string | undefined>>; merges: Array<CellRange> } => {
+  countCell: () => void
+): { rows: Array<Array<string | undefined>>; merges: Array<CellRange>; height: number; width: number } => {
   const rows: Array<Array<string | undefined>> = []
-  let cells = 0
+  // The extent of the data, cells past the limits included, for the warning that says what was cut.
+  let height = 0
+  let width = 0
   const mergeRefs = scanSheet(xml, (cell) => {
-    if (cell.row >= maxRows || cell.col >= maxCols || cell.col < 0) return
+    if (cell.col < 0) return
+    if (cell.row >= maxSheetRows || cell.col >= maxSheetColumns) {
+      // Counted from the raw value: formatting cells that are dropped anyway would cost the most.
+      if ((cell.value ?? "").length === 0) return
+      height = Math.max(height, cell.row + 1)
+      width = Math.max(width, cell.col + 1)
+      return
+    }
     const text = cellText(cell, strings, formats, date1904)
     if (text.length === 0) return
-    if (++cells > maxCells) throw limitExceeded(format, `a sheet has more than ${maxCells} cells`)
+    height = Math.max(height, cell.row + 1)
+    width = Math.max(width, cell.col + 1)
+    countCell()
     ;(rows[cell.row] ??= [])[cell.col] = text
   })
   const merges = mergeRefs.map(parseRange).filter((m): m is CellRange => m !== undefined)
-  return { rows, merges }
+  return { rows, merges, height, width }
 }
 
 const cellText = (cell: ScannedCell, strings: ReadonlyArray<string>, formats: ReadonlyArray<string | undefined>, date1904: boolean): string => {

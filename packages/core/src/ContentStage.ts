@@ -1,74 +1,33 @@
 /**
- * Content routing and format projection, shared by scrape and parse: decides what the bytes are
- * (HTML, JSON, text or one of the document formats), runs the matching stages and projects the
- * result onto the formats the request asked for.
+ * The content stages, shared by scrape and parse: `Routing` says which path serves the bytes, the
+ * path runs (the HTML stages, JSON or text as it came, or a document reader page by page), and
+ * `FormatProjection` turns what it produced into the `data` the request's formats ask for.
  */
 import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
-import { DocumentReaders, type DocumentFormat } from "./DocumentReader.ts"
+import type { CommonOptions, DocumentMetadata, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
 import type { Diagnostic } from "./Document.ts"
-import { fromStageError, runDocumentStream } from "./DocumentRun.ts"
-import { escapeHtml } from "./markdown/HtmlEscape.ts"
-import { Redaction } from "./stages/Redaction.ts"
-import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
+import type { DocumentFormat, DocumentReaders } from "./DocumentReader.ts"
+import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
+import { FormatProjection, type Produced } from "./FormatProjection.ts"
 import { processHtml } from "./html/index.ts"
-import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
-import { scrapeError, UnsupportedFileType, type ScrapeError } from "./ScrapeError.ts"
-import { detectFormat } from "./TypeDetection.ts"
-import { type CommonOptions, defaultPdfParser, type DocumentMetadata, type FormatType, hasFormat, type PdfParser, pdfParser, type ScrapeData } from "./contract/index.ts"
-import type { Types } from "effect"
-
-/** `data` while a stage fills it in. */
-type DataBuilder = Types.Mutable<ScrapeData>
+import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
+import { type ContentInput, route, type Route } from "./Routing.ts"
+import type { ScrapeError } from "./ScrapeError.ts"
+import { Redaction } from "./stages/Redaction.ts"
+import type { TypeDetection } from "./TypeDetection.ts"
 
 /** The decoded options of a scrape request or parse upload that shape the content (both have these). */
 export type ContentOptions = CommonOptions
 
-export interface ContentInput {
-  readonly bytes: Uint8Array
-  /** Lower-case MIME essence, when declared. */
-  readonly contentType: string | undefined
-  /** The whole declared Content-Type (with its charset), when declared. */
-  readonly contentTypeHeader: string | undefined
-  /** The final URL (or the upload's file name). */
-  readonly url: string
-  /** The URL (or file name) as the client gave it. */
-  readonly sourceURL: string
-  readonly statusCode: number
-  readonly fileName?: string | undefined
-  /** True for /v2/parse uploads: web types (JSON, plain text) are not accepted there. */
-  readonly upload?: boolean | undefined
-}
+/** What the content stages need from the context. */
+type Stages = DocumentReaders | TypeDetection | FormatProjection
 
-type Kind = "html" | "json" | "text" | DocumentFormat
-
-const wants = (options: ContentOptions, type: FormatType): boolean => hasFormat(options, type)
-
-/** The last path segment of a URL, for extension-based detection. */
-const fileNameOf = (url: string): string | undefined => {
-  try {
-    const path = new URL(url).pathname
-    const last = path.slice(path.lastIndexOf("/") + 1)
-    return last.length > 0 ? decodeURIComponent(last) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const classify = (input: ContentInput): Kind | undefined => {
-  const format = detectFormat({
-    bytes: input.bytes,
-    fileName: input.fileName ?? fileNameOf(input.url),
-    contentType: input.contentType
-  })
-  if (format !== undefined) return format
-  if (input.upload) return undefined
-  const type = input.contentType ?? ""
-  if (type === "" || type === "text/html" || type === "application/xhtml+xml") return "html"
-  if (type.startsWith("text/")) return "text"
-  return undefined
-}
+/** What a streaming client receives: one event per page, then the rest of `data`. */
+export type ContentEvent =
+  | { readonly type: "page"; readonly pageNumber: number; readonly chunk: string; readonly page?: OutputPage; readonly blocks?: OutputBlockPage }
+  | { readonly type: "done"; readonly data: ScrapeData }
 
 const baseMetadata = (input: ContentInput, contentType: string | undefined): DocumentMetadata => ({
   sourceURL: input.sourceURL,
@@ -78,174 +37,154 @@ const baseMetadata = (input: ContentInput, contentType: string | undefined): Doc
   error: input.statusCode >= 400 ? `${input.statusCode} ${STATUS_CODES[input.statusCode] ?? "Error"}` : null
 })
 
-/**
- * The parser settings a document is read with. A PDF takes the `pdf` parser (none for
- * `parsers: []`: it is then returned as Base64). Other documents take the same settings (mode,
- * pages per page/slide/sheet, blocks, page markers, maxPages), since `parsers` is where a client
- * says how files are handled, and fall back to the defaults when it names none.
- */
-const documentParser = (kind: DocumentFormat, options: ContentOptions): PdfParser | undefined => {
-  const pdf = pdfParser(options)
-  return kind === "pdf" ? pdf : pdf ?? defaultPdfParser
-}
-
-export const renderContent = (
-  input: ContentInput,
-  options: ContentOptions,
-  deadline: number
-): Effect.Effect<ScrapeData, ScrapeError, DocumentReaders> =>
+/** An HTML page through the HTML stages, then redaction, before anything is written out. */
+const htmlPage = (input: ContentInput, options: ContentOptions) =>
   Effect.gen(function*() {
-    const kind = classify(input)
-    const data: DataBuilder = {}
-    if (kind === undefined) {
-      return yield* Effect.fail(scrapeError(new UnsupportedFileType({
-        message: `Unsupported file type${input.contentType ? ` (${input.contentType})` : ""}: the service reads HTML, JSON, text and the document formats .pdf .docx .doc .docm .odt .ods .odp .rtf .xlsx .xls .xlsm .xlsb .pptx .ppt .pptm .epub .csv`
-      })))
-    }
-    if (wants(options, "rawBase64")) data.rawBase64 = Buffer.from(input.bytes).toString("base64")
-
-    if (kind === "html" || kind === "json" || kind === "text") {
-      const { text } = decodeBody(input.bytes, input.contentTypeHeader)
-      if (wants(options, "rawHtml")) data.rawHtml = text
-      if (kind === "html") {
-        const result = processHtml(text, {
-          url: input.url,
-          onlyMainContent: options.onlyMainContent,
-          includeTags: options.includeTags,
-          excludeTags: options.excludeTags,
-          removeBase64Images: options.removeBase64Images,
-          formats: { markdown: wants(options, "markdown"), html: wants(options, "html"), links: wants(options, "links") }
-        })
-        // Redaction runs before anything is written out: the markdown and the HTML of the same cleaned tree.
-        const redaction = yield* Redaction
-        if (result.markdown !== undefined) data.markdown = yield* redaction.redactText(result.markdown).pipe(Effect.mapError(fromStageError))
-        if (result.html !== undefined) data.html = yield* redaction.redactText(result.html).pipe(Effect.mapError(fromStageError))
-        if (result.links !== undefined) data.links = result.links
-        if (result.warnings !== undefined && result.warnings.length > 0) data.warning = result.warnings.join("; ")
-        data.metadata = { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }
-        return data
-      }
-      let markdown = text
-      if (kind === "json") {
-        let pretty = text.trim()
-        try {
-          pretty = JSON.stringify(JSON.parse(text), null, 2)
-        } catch {
-          // Served as JSON but not valid JSON: keep the text as it came.
-        }
-        markdown = "```json\n" + pretty + "\n```"
-      }
-      if (wants(options, "markdown")) data.markdown = markdown
-      if (wants(options, "html")) data.html = `<pre>${escapeHtml(text)}</pre>`
-      if (wants(options, "links")) data.links = []
-      data.metadata = { ...baseMetadata(input, input.contentType), creditsUsed: 1 }
-      return data
-    }
-
-    // A document format.
-    const parser = documentParser(kind, options)
-    if (parser === undefined) {
-      // `parsers: []`: the PDF comes back as Base64 for a flat credit.
-      data.rawBase64 = Buffer.from(input.bytes).toString("base64")
-      data.metadata = { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
-      return data
-    }
-    const stream = yield* documentEvents(input, kind, options, parser, deadline, data, false)
-    const pages: Array<OutputPage> = []
-    const blocks: Array<OutputBlockPage> = []
-    let done: DataBuilder = data
-    yield* Stream.runForEach(stream, (event) =>
-      Effect.sync(() => {
-        if (event.type === "page") {
-          if (parser.pages && event.page !== undefined) pages.push(event.page)
-          if (parser.blocks && event.blocks !== undefined) blocks.push(event.blocks)
-        } else done = { ...event.data }
-      }))
-    if (parser.pages) done.pages = pages
-    if (parser.blocks) done.blocks = blocks
-    return done
+    const wants = (yield* FormatProjection).requested(options.formats)
+    const { text } = decodeBody(input.bytes, input.contentTypeHeader)
+    const result = processHtml(text, {
+      url: input.url,
+      onlyMainContent: options.onlyMainContent,
+      includeTags: options.includeTags,
+      excludeTags: options.excludeTags,
+      removeBase64Images: options.removeBase64Images,
+      formats: { markdown: wants.markdown, html: wants.html, links: wants.links }
+    })
+    // The markdown and the HTML of the same cleaned tree are both redacted.
+    const redaction = yield* Redaction
+    const redact = (written: string | undefined) =>
+      written === undefined ? Effect.succeed(undefined) : redaction.redactText(written).pipe(Effect.mapError(fromStageError))
+    return {
+      _tag: "Page",
+      bytes: input.bytes,
+      text,
+      markdown: yield* redact(result.markdown),
+      html: yield* redact(result.html),
+      links: result.links,
+      warnings: result.warnings ?? [],
+      metadata: { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }
+    } satisfies Produced
   })
 
-/** What a streaming client receives: one event per page, then the rest of `data`. */
-export type ContentEvent =
-  | { readonly type: "page"; readonly pageNumber: number; readonly chunk: string; readonly page?: OutputPage; readonly blocks?: OutputBlockPage }
-  | { readonly type: "done"; readonly data: ScrapeData }
+/** JSON (pretty-printed in a fence) or plain text, shown as it came. */
+const textBody = (input: ContentInput, json: boolean): Produced => {
+  const { text } = decodeBody(input.bytes, input.contentTypeHeader)
+  let markdown = text
+  if (json) {
+    let pretty = text.trim()
+    try {
+      pretty = JSON.stringify(JSON.parse(text), null, 2)
+    } catch {
+      // Served as JSON but not valid JSON: keep the text as it came.
+    }
+    markdown = "```json\n" + pretty + "\n```"
+  }
+  return { _tag: "Text", bytes: input.bytes, text, markdown, warnings: [], metadata: { ...baseMetadata(input, input.contentType), creditsUsed: 1 } }
+}
 
 /**
- * The document path as a stream of page events followed by `done`. With `streaming` on, `done`
- * leaves out what the page events already carried (markdown, pages, blocks), so memory stays
- * bounded by one page plus the markdown written so far.
+ * A document read page by page: its page events, and what it produced once they have all gone
+ * by (markdown, warnings, metadata). Only the page being written is held in memory.
  */
-const documentEvents = (
-  input: ContentInput,
-  kind: DocumentFormat,
-  options: ContentOptions,
-  parser: PdfParser,
-  deadline: number,
-  data: DataBuilder,
-  streaming: boolean
-) =>
+const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Document" }>, deadline: number) =>
   Effect.gen(function*() {
+    const { format, parser, fileName } = document
     const { info, events, writer } = yield* runDocumentStream(
-      {
-        bytes: input.bytes,
-        format: kind,
-        fileName: input.fileName ?? fileNameOf(input.url),
-        options: { deadline, mode: parser.mode, maxPages: parser.maxPages }
-      },
+      { bytes: input.bytes, format, fileName, options: { deadline, mode: parser.mode, maxPages: parser.maxPages } },
       parser.pageMarkers
     )
     const diagnostics: Array<Diagnostic> = []
     let count = 0
-    const pageEvents = events.pipe(Stream.map((event): ContentEvent => {
-      count++
-      diagnostics.push(...event.diagnostics)
-      return {
-        type: "page",
-        pageNumber: event.page.pageNumber,
-        chunk: event.chunk,
-        ...(streaming || parser.pages ? { page: event.page } : {}),
-        ...(streaming || parser.blocks ? { blocks: event.blockPage } : {})
-      }
-    }))
-    const finish = Effect.sync((): ContentEvent => {
-      const markdown = writer.markdown
-      if (wants(options, "markdown") && !streaming) data.markdown = markdown
-      if (wants(options, "html")) data.html = markdownToHtml(markdown)
-      if (wants(options, "links")) data.links = markdownLinks(markdown)
-      const warnings = diagnostics.filter((d) => d.severity === "warning")
-      if (warnings.length > 0) {
-        data.warning = warnings.map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)).join("; ")
-      }
+    const pages = events.pipe(Stream.tap((event) =>
+      Effect.sync(() => {
+        count++
+        diagnostics.push(...event.diagnostics)
+      })
+    ))
+    const produced = (streamed: boolean): Extract<Produced, { readonly _tag: "Document" }> => {
       const numPages = info.numPages ?? count
-      data.metadata = {
-        ...info.metadata,
-        ...baseMetadata(input, input.contentType ?? mimeOf(kind)),
-        numPages,
-        ...(info.totalPages !== undefined ? { totalPages: info.totalPages } : {}),
-        creditsUsed: kind === "pdf" ? Math.max(1, numPages) : 1
+      return {
+        _tag: "Document",
+        bytes: input.bytes,
+        markdown: writer.markdown,
+        streamed,
+        warnings: diagnostics
+          .filter((d) => d.severity === "warning")
+          .map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)),
+        metadata: {
+          ...info.metadata,
+          ...baseMetadata(input, input.contentType ?? mimeOf(format)),
+          numPages,
+          ...(info.totalPages !== undefined ? { totalPages: info.totalPages } : {}),
+          creditsUsed: format === "pdf" ? Math.max(1, numPages) : 1
+        }
       }
-      return { type: "done", data }
-    })
-    return Stream.concat(pageEvents, Stream.fromEffect(finish))
+    }
+    return { pages, produced }
   })
 
-/** `renderContent` as a stream: documents page by page, everything else as a single `done`. */
-export const renderContentStream = (
-  input: ContentInput,
-  options: ContentOptions,
-  deadline: number
-): Stream.Stream<ContentEvent, ScrapeError, DocumentReaders> =>
-  Stream.unwrap(Effect.gen(function*() {
-    const kind = classify(input)
-    const parser = kind === undefined ? undefined : documentParser(kind, options)
-    if (kind !== undefined && kind !== "html" && kind !== "json" && kind !== "text" && parser !== undefined) {
-      const data: DataBuilder = {}
-      if (wants(options, "rawBase64")) data.rawBase64 = Buffer.from(input.bytes).toString("base64")
-      return yield* documentEvents(input, kind, options, parser, deadline, data, true)
+const project = (produced: Produced, options: ContentOptions) =>
+  Effect.flatMap(FormatProjection, (projection) => projection.project(produced, options.formats).pipe(Effect.mapError(fromStageError)))
+
+/** Runs the content through the path routing chose and projects it onto the requested formats. */
+const runPath = (input: ContentInput, path: Route, options: ContentOptions, deadline: number) =>
+  Effect.gen(function*() {
+    switch (path._tag) {
+      case "Html":
+        return yield* project(yield* htmlPage(input, options), options)
+      case "Text":
+        return yield* project(textBody(input, path.json), options)
+      case "Raw":
+        // `parsers: []`: the PDF comes back as Base64 for a flat credit.
+        return yield* project({
+          _tag: "Raw",
+          bytes: input.bytes,
+          warnings: [],
+          metadata: { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
+        }, options)
+      case "Document": {
+        const { pages, produced } = yield* readDocument(input, path, deadline)
+        const collected: Array<PageMarkdown> = []
+        const blocks: Array<PageBlocks> = []
+        yield* Stream.runForEach(pages, (event: PageEvent) =>
+          Effect.sync(() => {
+            if (path.parser.pages) collected.push(event.page)
+            if (path.parser.blocks) blocks.push(event.blockPage)
+          }))
+        return yield* project({
+          ...produced(false),
+          pages: path.parser.pages ? collected : undefined,
+          blocks: path.parser.blocks ? blocks : undefined
+        }, options)
+      }
     }
-    const data = yield* renderContent(input, options, deadline)
-    return Stream.succeed<ContentEvent>({ type: "done", data })
+  })
+
+/** Runs the content through its path and projects it onto the requested formats. */
+export const renderContent = (input: ContentInput, options: ContentOptions, deadline: number): Effect.Effect<ScrapeData, ScrapeError, Stages> =>
+  Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline))
+
+/**
+ * `renderContent` as a stream: a document page by page, then `done` with the rest of `data`
+ * (without what the page events carried: markdown, pages, blocks), so memory stays bounded by
+ * one page plus the markdown written so far. Everything else is a single `done`.
+ */
+export const renderContentStream = (input: ContentInput, options: ContentOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const path = yield* route(input, options)
+    if (path._tag !== "Document") {
+      return Stream.fromEffect(Effect.map(runPath(input, path, options, deadline), (data): ContentEvent => ({ type: "done", data })))
+    }
+    const { pages, produced } = yield* readDocument(input, path, deadline)
+    const pageEvents = Stream.map(pages, (event): ContentEvent => ({
+      type: "page",
+      pageNumber: event.page.pageNumber,
+      chunk: event.chunk,
+      page: event.page,
+      blocks: event.blockPage
+    }))
+    const done = Effect.suspend(() => project(produced(true), options)).pipe(Effect.map((data): ContentEvent => ({ type: "done", data })))
+    return Stream.concat(pageEvents, Stream.fromEffect(done))
   }))
 
 const mimeOf = (format: DocumentFormat): string => MIME[format] ?? "application/octet-stream"

@@ -6,15 +6,18 @@
  * parse: validate -> detect the upload's type -> the same stages on the uploaded bytes.
  * The whole request runs under its `timeout` budget.
  */
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Layer, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
 import { Fetcher, type FetchResponse } from "./fetch/index.ts"
-import { renderContent, renderContentStream, type ContentEvent, type ContentInput } from "./ContentStage.ts"
+import { renderContent, renderContentStream, type ContentEvent } from "./ContentStage.ts"
+import type { ContentInput } from "./Routing.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { FormatProjection, contractProjection } from "./FormatProjection.ts"
 import { Redaction } from "./stages/Redaction.ts"
+import { contentSniffing, TypeDetection } from "./TypeDetection.ts"
 
 export interface UploadedFile {
   readonly bytes: Uint8Array
@@ -36,11 +39,19 @@ export class Pipeline extends Context.Service<Pipeline, {
       const fetcher = yield* Fetcher
       const readers = yield* DocumentReaders
       const redaction = yield* Redaction
+      // Stages with a default: the one in the context the pipeline is built in, else the default.
+      const detection = Option.getOrElse(yield* Effect.serviceOption(TypeDetection), () => contentSniffing)
+      const projection = Option.getOrElse(yield* Effect.serviceOption(FormatProjection), () => contractProjection)
+      const context = Context.make(DocumentReaders, readers).pipe(
+        Context.add(Redaction, redaction),
+        Context.add(TypeDetection, detection),
+        Context.add(FormatProjection, projection)
+      )
       /** The stages a request's content runs with, taken from the context the pipeline was built in. */
-      const stages = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        effect.pipe(Effect.provideService(DocumentReaders, readers), Effect.provideService(Redaction, redaction))
-      const streamStages = <A, E, R>(stream: Stream.Stream<A, E, R>) =>
-        stream.pipe(Stream.provideService(DocumentReaders, readers), Stream.provideService(Redaction, redaction))
+      const stages = <A, E>(effect: Effect.Effect<A, E, DocumentReaders | TypeDetection | FormatProjection>) =>
+        Effect.provideContext(effect, context)
+      const streamStages = <A, E>(stream: Stream.Stream<A, E, DocumentReaders | TypeDetection | FormatProjection>) =>
+        Stream.provideContext(stream, context)
 
       const withBudget = <A>(timeoutMs: number, work: Effect.Effect<A, ScrapeError>) =>
         Effect.timeoutOrElse(work, {

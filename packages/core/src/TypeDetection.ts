@@ -4,8 +4,13 @@
  * `[Content_Types].xml` of a ZIP package), the file name's extension and the declared content
  * type second, so a `.docx` that is really a PDF is read as a PDF. Text-like bytes are
  * classified as html, csv, json or plain text; binary bytes nobody reads give `undefined`.
+ *
+ * `TypeDetection` is the stage the pipeline asks; its default layer is `detectFormat`, and a layer
+ * of your own (a learned classifier, a site's own rules) replaces it.
  */
+import { Context, Effect, Layer } from "effect"
 import type { DocumentFormat } from "./DocumentReader.ts"
+import type { StageError } from "./stages/StageError.ts"
 import { ZipArchive } from "./ZipArchive.ts"
 
 export interface DetectInput {
@@ -115,6 +120,22 @@ export const detectFormat = (input: DetectInput): DocumentFormat | undefined => 
   const trimmed = text.trimStart()
   if ((trimmed.startsWith("{") || trimmed.startsWith("[")) && isJson(bytes)) return "json"
   return "text"
+}
+
+export interface TypeDetector {
+  readonly name: string
+  /** The content's format; `undefined` when it is none the service reads. */
+  readonly detect: (input: DetectInput) => Effect.Effect<DocumentFormat | undefined, StageError>
+}
+
+/** The default detector: `detectFormat`. */
+export const contentSniffing: TypeDetector = {
+  name: "sniff",
+  detect: (input) => Effect.sync(() => detectFormat(input))
+}
+
+export class TypeDetection extends Context.Service<TypeDetection, TypeDetector>()("@strata/core/TypeDetection") {
+  static readonly layer = Layer.succeed(TypeDetection, contentSniffing)
 }
 
 // ---- OLE2 compound files -------------------------------------------------------------------

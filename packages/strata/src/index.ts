@@ -6,7 +6,8 @@
  *   `parse` use one shared default handle (`dispose()` stops it).
  * - Effect users: `Strata.layer(options)` is the `Pipeline` service with every engine; any stage
  *   (`Layout`, `Tables`, `ReadingOrder`, `OcrEngine`, `Redaction`) is replaced through
- *   `options.stages`, and the stage contracts are exported to write your own.
+ *   `options.stages`; `TypeDetection` and `FormatProjection` by providing their layer to
+ *   `Strata.layer(options)`. The stage contracts are exported to write your own.
  */
 import { createStrata, type DocumentInput, type ParseOptions, type ScrapeData, type ScrapeOptions, type StrataClient } from "./Client.ts"
 
@@ -24,8 +25,13 @@ export {
   type Block,
   type BlockKind,
   type ContentEvent,
+  contentSniffing,
+  contractProjection,
+  type DetectInput,
+  detectFormat,
   type Diagnostic,
   DocumentReaders,
+  FormatProjection,
   Layout,
   type LayoutBlock,
   type LayoutPage,
@@ -41,16 +47,21 @@ export {
   type Page,
   type PageElements,
   Pipeline,
+  type Produced,
+  type Projection,
   ReadingOrder,
   Redaction,
   type Redactor,
+  type Requested,
   ScrapeError,
   StageError,
   stageStep,
   type TableGrid,
   Tables,
   type TableSplit,
-  type TextRun
+  type TextRun,
+  TypeDetection,
+  type TypeDetector
 } from "@strata/core"
 
 let shared: StrataClient | undefined

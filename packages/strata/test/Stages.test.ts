@@ -2,6 +2,7 @@
  * The stage seams, through the library as a user builds it: a Layout layer of the user's own
  * changes the output; an OcrEngine of the user's own replaces tesseract for scanned pages (and
  * its words go through the same layout chain); a Redaction step masks text before it is written;
+ * TypeDetection and FormatProjection layers provided to `Strata.layer` replace the defaults;
  * and cancelling a scanned-PDF request empties the OCR queue and closes the document.
  */
 import { describe, expect, it } from "vitest"
@@ -10,7 +11,7 @@ import { PDFDocument, rgb, StandardFonts } from "pdf-lib"
 import { OcrPool } from "@strata/ocr"
 import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "@strata/pdf"
 import { DocumentReaders, Fetcher } from "@strata/core"
-import { createStrata, Layout, OcrEngine, type OcrResult, Pipeline, type Redactor } from "../src/index.ts"
+import { contractProjection, createStrata, FormatProjection, Layout, OcrEngine, type OcrResult, Pipeline, type Redactor, Strata, TypeDetection } from "../src/index.ts"
 
 const textPdf = async (): Promise<Uint8Array> => {
   const doc = await PDFDocument.create()
@@ -109,6 +110,22 @@ describe("stage seams", () => {
     const data = await strata.parse({ bytes: await textPdf(), fileName: "report.pdf" }, { formats: ["markdown", "html"], parsers: [{ type: "pdf", blocks: true }] })
     expect(data.markdown).toContain("Contact <EMAIL> for the minutes")
     expect(JSON.stringify(data)).not.toContain("alice@example.com")
+  }, 60_000)
+
+  it("a TypeDetection or FormatProjection layer provided to Strata.layer replaces the default", async () => {
+    const bytes = new TextEncoder().encode("<html><body><h2>Upload</h2><p>Uploaded content.</p></body></html>")
+    const parse = Pipeline.use((p) => p.parse({ bytes, fileName: "page.html" }, { onlyMainContent: false }))
+    const asText = Layer.succeed(TypeDetection, { name: "text", detect: () => Effect.succeed("text" as const) })
+    const withSummary = Layer.succeed(FormatProjection, {
+      ...contractProjection,
+      project: (produced, formats) => Effect.map(contractProjection.project(produced, formats), (data) => ({ ...data, summary: "custom" }))
+    })
+    const plain = await Effect.runPromise(parse.pipe(Effect.provide(Strata.layer({ ocr: false }))))
+    const custom = await Effect.runPromise(parse.pipe(Effect.provide(Strata.layer({ ocr: false }).pipe(Layer.provide([asText, withSummary])))))
+    expect(plain.markdown).toBe("## Upload\n\nUploaded content.")
+    expect(plain.summary).toBeUndefined()
+    expect(custom.markdown).toBe(new TextDecoder().decode(bytes))
+    expect(custom.summary).toBe("custom")
   }, 60_000)
 
   it("cancelling a scanned-PDF request empties the OCR queue and closes the document", async () => {

@@ -15,6 +15,7 @@ export const PageMarkdown = Schema.Struct({
   pageNumber: PageNumber,
   markdown: Schema.String
 }).annotate({ identifier: "PageMarkdown" })
+export type PageMarkdown = typeof PageMarkdown.Type
 
 export const BlockConfidence = Schema.Struct({
   layout: Schema.NullOr(Unit),

@@ -1,0 +1,119 @@
+/**
+ * The FormatProjection stage: which `data` fields a request's `formats` ask for, and `data` built
+ * from what the stages produced. Stages ask `requested` first so that nobody writes markdown,
+ * HTML or links that no client reads; `project` then picks the asked-for fields and derives the
+ * ones a path does not make itself (a document's HTML and links come from its markdown, a text
+ * body's HTML is the text in a `<pre>`). The default layer is the contract's projection; another
+ * layer can add fields or derive them differently.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { DocumentMetadata, Format, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
+import { escapeHtml } from "./markdown/HtmlEscape.ts"
+import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
+import type { StageError } from "./stages/StageError.ts"
+
+/** The `data` fields a request's formats ask for (those that a stage has to make). */
+export interface Requested {
+  readonly markdown: boolean
+  readonly html: boolean
+  readonly rawHtml: boolean
+  readonly links: boolean
+  readonly rawBase64: boolean
+}
+
+interface ProducedBase {
+  /** The content as it came, for `rawBase64`. */
+  readonly bytes: Uint8Array
+  /** Non-fatal problems, worded for the client (`page 2: ...` for a document's pages). */
+  readonly warnings: ReadonlyArray<string>
+  readonly metadata: DocumentMetadata
+}
+
+/** What the stages made of the content, before projection. */
+export type Produced =
+  /** An HTML page: its decoded text, and the markdown, cleaned HTML and links that were requested. */
+  | ProducedBase & {
+    readonly _tag: "Page"
+    readonly text: string
+    readonly markdown?: string | undefined
+    readonly html?: string | undefined
+    readonly links?: ReadonlyArray<string> | undefined
+  }
+  /** JSON or plain text: its decoded text and its markdown (JSON in a fence). */
+  | ProducedBase & { readonly _tag: "Text"; readonly text: string; readonly markdown: string }
+  /**
+   * A document read page by page: its whole markdown (left out of `data` when the page events
+   * already carried it), and `pages` and `blocks` when the parser asked to collect them.
+   */
+  | ProducedBase & {
+    readonly _tag: "Document"
+    readonly markdown: string
+    readonly streamed: boolean
+    readonly pages?: ReadonlyArray<PageMarkdown> | undefined
+    readonly blocks?: ReadonlyArray<PageBlocks> | undefined
+  }
+  /** A PDF under `parsers: []`: returned as Base64 whatever the formats. */
+  | ProducedBase & { readonly _tag: "Raw" }
+
+export interface Projection {
+  readonly name: string
+  readonly requested: (formats: ReadonlyArray<Format>) => Requested
+  readonly project: (produced: Produced, formats: ReadonlyArray<Format>) => Effect.Effect<ScrapeData, StageError>
+}
+
+const requested = (formats: ReadonlyArray<Format>): Requested => {
+  const has = (type: Format["type"]) => formats.some((format) => format.type === type)
+  return { markdown: has("markdown"), html: has("html"), rawHtml: has("rawHtml"), links: has("links"), rawBase64: has("rawBase64") }
+}
+
+/** The HTML and links a path makes, or derives when they are asked for. */
+const derived = (produced: Produced, wants: Requested): Pick<ScrapeData, "html" | "links"> => {
+  switch (produced._tag) {
+    case "Page":
+      return { html: produced.html, links: produced.links }
+    case "Text":
+      return { html: wants.html ? `<pre>${escapeHtml(produced.text)}</pre>` : undefined, links: wants.links ? [] : undefined }
+    case "Document":
+      return {
+        html: wants.html ? markdownToHtml(produced.markdown) : undefined,
+        links: wants.links ? markdownLinks(produced.markdown) : undefined
+      }
+    case "Raw":
+      return {}
+  }
+}
+
+/** Keeps the keys whose value is set, in the order the contract's responses list them. */
+const defined = (data: ScrapeData): ScrapeData =>
+  Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined)) as ScrapeData
+
+const project = (produced: Produced, formats: ReadonlyArray<Format>): ScrapeData => {
+  const wants = requested(formats)
+  const text = produced._tag === "Page" || produced._tag === "Text" ? produced.text : undefined
+  const markdown = produced._tag === "Page" || produced._tag === "Text" || (produced._tag === "Document" && !produced.streamed)
+    ? produced.markdown
+    : undefined
+  const { html, links } = derived(produced, wants)
+  return defined({
+    rawBase64: wants.rawBase64 || produced._tag === "Raw" ? Buffer.from(produced.bytes).toString("base64") : undefined,
+    rawHtml: wants.rawHtml ? text : undefined,
+    markdown: wants.markdown ? markdown : undefined,
+    html,
+    links,
+    warning: produced.warnings.length > 0 ? produced.warnings.join("; ") : undefined,
+    metadata: produced.metadata,
+    pages: produced._tag === "Document" ? produced.pages : undefined,
+    blocks: produced._tag === "Document" ? produced.blocks : undefined
+  })
+}
+
+/** The contract's projection: the requested fields, nothing more. */
+export const contractProjection: Projection = {
+  name: "contract",
+  requested,
+  project: (produced, formats) => Effect.sync(() => project(produced, formats))
+}
+
+export class FormatProjection extends Context.Service<FormatProjection, Projection>()("@strata/core/FormatProjection") {
+  static readonly layer = Layer.succeed(FormatProjection, contractProjection)
+}

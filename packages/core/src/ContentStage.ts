@@ -7,12 +7,13 @@ import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import type { CommonOptions, DocumentMetadata, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
 import type { Diagnostic } from "./Document.ts"
-import type { DocumentFormat, DocumentReaders } from "./DocumentReader.ts"
+import type { DocumentReaders } from "./DocumentReader.ts"
 import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
 import { FormatProjection, type Produced } from "./FormatProjection.ts"
 import { processHtml } from "./html/index.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
+import { mimeTypeOf } from "./MediaTypes.ts"
 import { type ContentInput, route, type Route } from "./Routing.ts"
 import type { ScrapeError } from "./ScrapeError.ts"
 import { Redaction } from "./stages/Redaction.ts"
@@ -113,7 +114,7 @@ const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Doc
           .map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)),
         metadata: {
           ...info.metadata,
-          ...baseMetadata(input, input.contentType ?? mimeOf(format)),
+          ...baseMetadata(input, input.contentType ?? mimeTypeOf(format)),
           numPages,
           ...(info.totalPages !== undefined ? { totalPages: info.totalPages } : {}),
           creditsUsed: format === "pdf" ? Math.max(1, numPages) : 1
@@ -186,28 +187,3 @@ export const renderContentStream = (input: ContentInput, options: ContentOptions
     const done = Effect.suspend(() => project(produced(true), options)).pipe(Effect.map((data): ContentEvent => ({ type: "done", data })))
     return Stream.concat(pageEvents, Stream.fromEffect(done))
   }))
-
-const mimeOf = (format: DocumentFormat): string => MIME[format] ?? "application/octet-stream"
-
-const MIME: Partial<Record<DocumentFormat, string>> = {
-  pdf: "application/pdf",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  docm: "application/vnd.ms-word.document.macroEnabled.12",
-  doc: "application/msword",
-  odt: "application/vnd.oasis.opendocument.text",
-  ods: "application/vnd.oasis.opendocument.spreadsheet",
-  odp: "application/vnd.oasis.opendocument.presentation",
-  rtf: "application/rtf",
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  xlsm: "application/vnd.ms-excel.sheet.macroEnabled.12",
-  xlsb: "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
-  xls: "application/vnd.ms-excel",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-  pptm: "application/vnd.ms-powerpoint.presentation.macroEnabled.12",
-  ppt: "application/vnd.ms-powerpoint",
-  epub: "application/epub+zip",
-  csv: "text/csv",
-  html: "text/html",
-  json: "application/json",
-  text: "text/plain"
-}

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { type CommonOptions, defaultPdfParser, type PdfParser, pdfParser } from "./contract/index.ts"
 import type { DocumentFormat } from "./DocumentReader.ts"
 import { fromStageError } from "./DocumentRun.ts"
+import { documentExtensions, formatOfMimeType } from "./MediaTypes.ts"
 import { scrapeError, UnsupportedFileType, type ScrapeError } from "./ScrapeError.ts"
 import { TypeDetection } from "./TypeDetection.ts"
 
@@ -56,7 +57,7 @@ const fileNameOf = (url: string): string | undefined => {
 const byDeclaredType = (input: ContentInput): "html" | "text" | undefined => {
   if (input.upload) return undefined
   const type = input.contentType ?? ""
-  if (type === "" || type === "text/html" || type === "application/xhtml+xml") return "html"
+  if (type === "" || formatOfMimeType(type) === "html") return "html"
   if (type.startsWith("text/")) return "text"
   return undefined
 }
@@ -74,7 +75,9 @@ const documentParser = (format: DocumentFormat, options: CommonOptions): PdfPars
 
 const unsupported = (input: ContentInput): ScrapeError =>
   scrapeError(new UnsupportedFileType({
-    message: `Unsupported file type${input.contentType ? ` (${input.contentType})` : ""}: the service reads HTML, JSON, text and the document formats .pdf .docx .doc .docm .odt .ods .odp .rtf .xlsx .xls .xlsm .xlsb .pptx .ppt .pptm .epub .csv`
+    message: `Unsupported file type${input.contentType ? ` (${input.contentType})` : ""}: the service reads HTML, JSON, text and the document formats ${
+      documentExtensions.map((ext) => `.${ext}`).join(" ")
+    }`
   }))
 
 /** Decides the path for the content, or refuses it as an unsupported type. */

@@ -2,7 +2,7 @@
  * Which format a document really is. Content decides first (magic bytes, then a look inside
  * containers: the streams of an OLE2 compound file, the `mimetype` entry or the
  * `[Content_Types].xml` of a ZIP package), the file name's extension and the declared content
- * type second, so a `.docx` that is really a PDF is read as a PDF. Text-like bytes are
+ * type second (both looked up in `MediaTypes`), so a `.docx` that is really a PDF is read as a PDF. Text-like bytes are
  * classified as html, csv, json or plain text; binary bytes nobody reads give `undefined`.
  *
  * `TypeDetection` is the stage the pipeline asks; its default layer is `detectFormat`, and a layer
@@ -10,6 +10,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { DocumentFormat } from "./DocumentReader.ts"
+import { formatOfExtension, formatOfMimeType } from "./MediaTypes.ts"
 import type { StageError } from "./stages/StageError.ts"
 import { ZipArchive } from "./ZipArchive.ts"
 
@@ -17,43 +18,6 @@ export interface DetectInput {
   readonly bytes: Uint8Array
   readonly fileName?: string | undefined
   readonly contentType?: string | undefined
-}
-
-const byExtension: Record<string, DocumentFormat> = {
-  pdf: "pdf", docx: "docx", dotx: "docx", docm: "docm", dotm: "docm", doc: "doc", dot: "doc", odt: "odt", ott: "odt",
-  ods: "ods", ots: "ods", odp: "odp", otp: "odp", rtf: "rtf", xlsx: "xlsx", xltx: "xlsx", xlsm: "xlsm", xltm: "xlsm",
-  xlsb: "xlsb", xls: "xls", xlt: "xls", pptx: "pptx", potx: "pptx", ppsx: "pptx", pptm: "pptm", potm: "pptm", ppsm: "pptm",
-  ppt: "ppt", pps: "ppt", pot: "ppt", epub: "epub", csv: "csv", tsv: "csv", json: "json", html: "html", htm: "html",
-  xhtml: "html", txt: "text", text: "text", md: "text", markdown: "text"
-}
-
-const byMime: Record<string, DocumentFormat> = {
-  "application/pdf": "pdf",
-  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-  "application/vnd.ms-word.document.macroenabled.12": "docm",
-  "application/msword": "doc",
-  "application/vnd.oasis.opendocument.text": "odt",
-  "application/vnd.oasis.opendocument.spreadsheet": "ods",
-  "application/vnd.oasis.opendocument.presentation": "odp",
-  "application/rtf": "rtf",
-  "text/rtf": "rtf",
-  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
-  "application/vnd.ms-excel.sheet.macroenabled.12": "xlsm",
-  "application/vnd.ms-excel.sheet.binary.macroenabled.12": "xlsb",
-  "application/vnd.ms-excel": "xls",
-  "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
-  "application/vnd.ms-powerpoint.presentation.macroenabled.12": "pptm",
-  "application/vnd.ms-powerpoint": "ppt",
-  "application/epub+zip": "epub",
-  "text/csv": "csv",
-  "text/tab-separated-values": "csv",
-  "application/csv": "csv",
-  "application/json": "json",
-  "text/json": "json",
-  "text/html": "html",
-  "application/xhtml+xml": "html",
-  "text/plain": "text",
-  "text/markdown": "text"
 }
 
 /** The OOXML main-part content types (lower-cased) and what they make the package. */
@@ -101,8 +65,8 @@ const latin1 = new TextDecoder("latin1")
 export const detectFormat = (input: DetectInput): DocumentFormat | undefined => {
   const { bytes } = input
   const ext = extensionOf(input.fileName)
-  const hinted = (ext !== undefined ? byExtension[ext] : undefined)
-    ?? (input.contentType !== undefined ? byMime[input.contentType.split(";")[0].trim().toLowerCase()] : undefined)
+  const hinted = (ext !== undefined ? formatOfExtension(ext) : undefined)
+    ?? (input.contentType !== undefined ? formatOfMimeType(input.contentType) : undefined)
 
   const head = latin1.decode(bytes.subarray(0, 1024))
   if (head.includes("%PDF-")) return "pdf"

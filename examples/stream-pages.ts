@@ -15,15 +15,18 @@ if (file === undefined) {
 }
 const bytes = new Uint8Array(await readFile(file))
 
-const program = Pipeline.use((pipeline) =>
-  pipeline.parseStream({ bytes, fileName: basename(file) }, { parsers: [{ type: "pdf", pageMarkers: true }] }).pipe(
+const program = Effect.gen(function*() {
+  // The Pipeline takes decoded options: the contract's JSON is validated once, here.
+  const options = yield* Strata.validateParseOptions({ parsers: [{ type: "pdf", pageMarkers: true }] })
+  const pipeline = yield* Pipeline
+  yield* pipeline.parseStream({ bytes, fileName: basename(file) }, options).pipe(
     Stream.runForEach((event) =>
       Effect.sync(() => {
         if (event.type === "page") process.stdout.write(event.chunk)
-        else process.stdout.write(`\n\n(${String((event.data.metadata as { numPages?: number }).numPages)} pages)\n`)
+        else process.stdout.write(`\n\n(${String(event.data.metadata?.numPages)} pages)\n`)
       })
     )
   )
-)
+})
 
 await Effect.runPromise(program.pipe(Effect.provide(Strata.layer())))

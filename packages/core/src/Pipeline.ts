@@ -1,10 +1,14 @@
 /**
  * The scrape and parse pipelines, composed per request from its options.
  *
- * scrape: validate -> gate unsupported options -> fetch (SSRF-checked) -> detect the content's
- * type -> HTML stages, or JSON/text, or a document reader -> project the requested formats.
- * parse: validate -> detect the upload's type -> the same stages on the uploaded bytes.
+ * scrape: fetch (SSRF-checked) -> detect the content's type -> HTML stages, or JSON/text, or a
+ * document reader -> project the requested formats. parse: the same stages on uploaded bytes.
  * The whole request runs under its `timeout` budget.
+ *
+ * The pipeline takes requests already decoded: the edge that receives untrusted input (the HTTP
+ * routes, `createStrata`) runs `validateScrapeRequest` / `validateParseOptions` once, which
+ * decode the contract's JSON with its defaults and refuse the options this server does not
+ * implement, before anything streams.
  */
 import { Context, Effect, Layer, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
@@ -26,12 +30,14 @@ export interface UploadedFile {
 }
 
 export class Pipeline extends Context.Service<Pipeline, {
-  readonly scrape: (request: unknown) => Effect.Effect<ScrapeData, ScrapeError>
-  readonly parse: (file: UploadedFile, options: unknown) => Effect.Effect<ScrapeData, ScrapeError>
+  /** Scrapes a request from `validateScrapeRequest`. */
+  readonly scrape: (request: ScrapeRequest) => Effect.Effect<ScrapeData, ScrapeError>
+  /** Parses an upload with options from `validateParseOptions`. */
+  readonly parse: (file: UploadedFile, options: ParseOptions) => Effect.Effect<ScrapeData, ScrapeError>
   /** `scrape` as a stream: documents page by page, then the rest of `data` (see `ContentEvent`). */
-  readonly scrapeStream: (request: unknown) => Stream.Stream<ContentEvent, ScrapeError>
+  readonly scrapeStream: (request: ScrapeRequest) => Stream.Stream<ContentEvent, ScrapeError>
   /** `parse` as a stream: documents page by page, then the rest of `data`. */
-  readonly parseStream: (file: UploadedFile, options: unknown) => Stream.Stream<ContentEvent, ScrapeError>
+  readonly parseStream: (file: UploadedFile, options: ParseOptions) => Stream.Stream<ContentEvent, ScrapeError>
 }>()("@strata/core/Pipeline") {
   static readonly layer = Layer.effect(
     Pipeline,
@@ -69,17 +75,15 @@ export class Pipeline extends Context.Service<Pipeline, {
       const streamWithBudget = <A>(timeoutMs: number, stream: Stream.Stream<A, ScrapeError>) =>
         stream.pipe(Stream.interruptWhen(Effect.sleep(timeoutMs).pipe(Effect.andThen(Effect.fail(timedOut(timeoutMs))))))
 
-      const scrapeStream = (raw: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
-        Stream.unwrap(Effect.gen(function*() {
-          const request = yield* validateScrapeRequest(raw)
+      const scrapeStream = (request: ScrapeRequest): Stream.Stream<ContentEvent, ScrapeError> =>
+        Stream.unwrap(Effect.sync(() => {
           const deadline = Date.now() + request.timeout
           const events = Stream.unwrap(Effect.map(fetchContent(request, deadline), (input) => renderContentStream(input, request, deadline)))
           return streamWithBudget(request.timeout, streamStages(events).pipe(Stream.map(finishEvent)))
         }))
 
-      const parseStream = (file: UploadedFile, rawOptions: unknown): Stream.Stream<ContentEvent, ScrapeError> =>
-        Stream.unwrap(Effect.gen(function*() {
-          const options = yield* validateParseOptions(rawOptions)
+      const parseStream = (file: UploadedFile, options: ParseOptions): Stream.Stream<ContentEvent, ScrapeError> =>
+        Stream.unwrap(Effect.sync(() => {
           const deadline = Date.now() + options.timeout
           return streamWithBudget(
             options.timeout,
@@ -87,19 +91,16 @@ export class Pipeline extends Context.Service<Pipeline, {
           )
         }))
 
-      const scrape = Effect.fn("Pipeline.scrape")(function*(raw: unknown) {
-        const request = yield* validateScrapeRequest(raw)
+      const scrape = Effect.fn("Pipeline.scrape")(function*(request: ScrapeRequest) {
         const deadline = Date.now() + request.timeout
         const work = Effect.flatMap(fetchContent(request, deadline), (input) => renderContent(input, request, deadline))
         const data = yield* withBudget(request.timeout, stages(work))
         return finish(data)
       })
 
-      const parse = Effect.fn("Pipeline.parse")(function*(file: UploadedFile, rawOptions: unknown) {
-        const options = yield* validateParseOptions(rawOptions)
-        const timeout = options.timeout
-        const deadline = Date.now() + timeout
-        const data = yield* withBudget(timeout, stages(renderContent(uploadInput(file), options, deadline)))
+      const parse = Effect.fn("Pipeline.parse")(function*(file: UploadedFile, options: ParseOptions) {
+        const deadline = Date.now() + options.timeout
+        const data = yield* withBudget(options.timeout, stages(renderContent(uploadInput(file), options, deadline)))
         return finish(data)
       })
 
@@ -108,11 +109,11 @@ export class Pipeline extends Context.Service<Pipeline, {
   )
 }
 
-/** Validates a scrape request and refuses the options this server does not implement. */
+/** Decodes a scrape request (the contract's JSON) and refuses the options this server does not implement. */
 export const validateScrapeRequest = (raw: unknown): Effect.Effect<ScrapeRequest, ScrapeError> =>
   Effect.tap(decodeScrapeRequest(raw), checkScrapeSupported)
 
-/** Validates parse options (absent: every default) and refuses the ones this server does not implement. */
+/** Decodes parse options (absent: every default) and refuses the ones this server does not implement. */
 export const validateParseOptions = (raw: unknown): Effect.Effect<ParseOptions, ScrapeError> =>
   Effect.tap(decodeParseOptions(raw ?? {}), checkParseSupported)
 

@@ -3,15 +3,11 @@
  * are refused with a clear 400 that names them: never silently ignored.
  */
 import { Effect } from "effect"
+import type { CommonOptions, ParseOptions, ScrapeRequest } from "./contract/index.ts"
 import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
 
 /** Formats the pipeline produces today. */
 export const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html", "rawHtml", "links", "rawBase64"])
-
-interface Gateable {
-  readonly formats?: ReadonlyArray<{ readonly type: string }> | undefined
-  readonly [key: string]: unknown
-}
 
 const refuse = (option: string, why: string): Effect.Effect<never, ScrapeError> =>
   Effect.fail(scrapeError(new NotSupported({ option, message: `The option \`${option}\` is not supported by this server yet: ${why}` })))
@@ -20,9 +16,9 @@ const truthy = (value: unknown): boolean =>
   value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0)
 
 /** Checks the options shared by scrape and parse. */
-const checkCommon = (request: Gateable): Effect.Effect<void, ScrapeError> =>
+const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =>
   Effect.gen(function*() {
-    for (const format of request.formats ?? []) {
+    for (const format of request.formats) {
       if (!SUPPORTED_FORMATS.has(format.type)) {
         yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links and rawBase64")
       }
@@ -30,13 +26,13 @@ const checkCommon = (request: Gateable): Effect.Effect<void, ScrapeError> =>
     if (truthy(request.redactPII)) yield* refuse("redactPII", "PII redaction is not available yet")
   })
 
-export const checkScrapeSupported = (request: Gateable): Effect.Effect<void, ScrapeError> =>
+export const checkScrapeSupported = (request: ScrapeRequest): Effect.Effect<void, ScrapeError> =>
   Effect.gen(function*() {
-    if (truthy(request.catalog)) yield* refuse("catalog", "no catalog tools are registered on this server")
+    // A catalog request never gets here: decodeScrapeRequest refuses it.
     if (request.domainTools === true) yield* refuse("domainTools", "no catalog tools are registered on this server")
     yield* checkCommon(request)
     if (truthy(request.actions)) yield* refuse("actions", "browser actions need the browser engine, which is not installed yet")
-    if (typeof request.waitFor === "number" && request.waitFor > 0) yield* refuse("waitFor", "waiting needs the browser engine, which is not installed yet")
+    if (request.waitFor > 0) yield* refuse("waitFor", "waiting needs the browser engine, which is not installed yet")
     if (request.mobile === true) yield* refuse("mobile", "device emulation needs the browser engine, which is not installed yet")
     if (request.proxy === "enhanced") yield* refuse("proxy: enhanced", "this server fetches directly, without proxies")
     // `location` is honoured in part: its languages become the fetch's Accept-Language (no geo proxy).
@@ -46,4 +42,4 @@ export const checkScrapeSupported = (request: Gateable): Effect.Effect<void, Scr
     if (request.minAge !== undefined) yield* refuse("minAge", "this server keeps no cache yet")
   })
 
-export const checkParseSupported = (options: Gateable): Effect.Effect<void, ScrapeError> => checkCommon(options)
+export const checkParseSupported = (options: ParseOptions): Effect.Effect<void, ScrapeError> => checkCommon(options)

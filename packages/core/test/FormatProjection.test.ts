@@ -60,7 +60,8 @@ describe("stages with a default, replaced by a layer", () => {
   const html = new TextEncoder().encode("<html><body><h2>Upload</h2><p>Uploaded content.</p></body></html>")
   const pipeline = (stages: Layer.Layer<never> | Layer.Layer<TypeDetection> | Layer.Layer<FormatProjection>) =>
     Pipeline.layer.pipe(Layer.provide([Fetcher.layer, DocumentReaders.layer([]), stages]))
-  const parse = Pipeline.use((p) => p.parse({ bytes: html, fileName: "page.html" }, { onlyMainContent: false }))
+  const parse = Effect.flatMap(decodeParseOptions({ onlyMainContent: false }), (options) =>
+    Pipeline.use((p) => p.parse({ bytes: html, fileName: "page.html" }, options)))
 
   it.effect("uses the defaults when none is provided", () =>
     Effect.gen(function*() {

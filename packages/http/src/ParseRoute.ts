@@ -56,17 +56,14 @@ export const parseRoute = Effect.gen(function*() {
     parsedOptions = parsed.value
   }
   const uploaded = { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType }
-  if (wantsNdjson(request.headers.accept)) {
-    return yield* validateParseOptions(parsedOptions).pipe(
-      Effect.map(() => ndjsonResponse(pipeline.parseStream(uploaded, parsedOptions), "parse")),
-      Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "parse")))
-    )
-  }
-  return yield* pipeline.parse(
-    { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType },
-    parsedOptions
-  ).pipe(
-    Effect.map(respondData),
+  // Validated once, before anything streams, so its errors keep their HTTP status.
+  const streaming = wantsNdjson(request.headers.accept)
+  return yield* validateParseOptions(parsedOptions).pipe(
+    Effect.flatMap((parse) =>
+      streaming
+        ? Effect.succeed(ndjsonResponse(pipeline.parseStream(uploaded, parse), "parse"))
+        : Effect.map(pipeline.parse(uploaded, parse), respondData)
+    ),
     Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "parse")))
   )
 })

@@ -1,6 +1,7 @@
 /**
- * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), hands it
- * to the pipeline, which validates it, and answers `{ success: true, data }` or the mapped error.
+ * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), validates
+ * it once (decoded with the contract's defaults, unsupported options refused), hands the decoded
+ * request to the pipeline, and answers `{ success: true, data }` or the mapped error.
  */
 import { Pipeline, validateScrapeRequest } from "@strata/core"
 import { ByteSize, Effect } from "effect"
@@ -59,15 +60,12 @@ export const scrapeRoute = Effect.gen(function*() {
   if (!retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
     context.logFields.target = withoutCredentials((body as { url: string }).url)
   }
-  if (wantsNdjson(request.headers.accept)) {
-    // Validation and the option gate run first, so their errors keep their HTTP status.
-    return yield* validateScrapeRequest(body).pipe(
-      Effect.map(() => ndjsonResponse(pipeline.scrapeStream(body), "scrape")),
-      Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
-    )
-  }
-  return yield* pipeline.scrape(body).pipe(
-    Effect.map(respondData),
+  // Validation and the option gate run before anything streams, so their errors keep their HTTP status.
+  const streaming = wantsNdjson(request.headers.accept)
+  return yield* validateScrapeRequest(body).pipe(
+    Effect.flatMap((scrape) =>
+      streaming ? Effect.succeed(ndjsonResponse(pipeline.scrapeStream(scrape), "scrape")) : Effect.map(pipeline.scrape(scrape), respondData)
+    ),
     Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
   )
 })

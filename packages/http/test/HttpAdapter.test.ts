@@ -38,23 +38,27 @@ const reasons = {
 
 let interruptedScrapes = 0
 
-/** Fails with the reason named by `simulate`, throws for `defect`, hangs for `slow`, else echoes. */
+/**
+ * Fails with the reason named in `origin` (a free-form option the contract passes through),
+ * throws for `defect`, hangs for `slow`, else echoes. The route validates requests before the
+ * pipeline sees them, so the scenario has to travel in a valid option.
+ */
 const scripted = pipelineDouble({
   scrape: (request) => {
-    const simulate = (request as { simulate?: string }).simulate
+    const simulate = request.origin
     if (simulate === "slow") {
       return Effect.as(Effect.sleep("10 seconds"), {}).pipe(Effect.onInterrupt(() => Effect.sync(() => interruptedScrapes++)))
     }
     if (simulate === "defect") return Effect.die(new Error("secret internal detail at /srv/app.ts:42"))
     if (simulate !== undefined) return Effect.fail(scrapeError(reasons[simulate as keyof typeof reasons]()))
-    return Effect.succeed({ markdown: "# ok", metadata: { sourceURL: (request as { url?: string }).url, statusCode: 200 } })
+    return Effect.succeed({ markdown: "# ok", metadata: { sourceURL: request.url, statusCode: 200 } })
   },
   parse: (file, options) => {
-    const simulate = (options as { simulate?: string } | undefined)?.simulate
+    const simulate = options.origin
     if (simulate !== undefined) return Effect.fail(scrapeError(reasons[simulate as keyof typeof reasons]()))
     return Effect.succeed({
       markdown: new TextDecoder().decode(file.bytes),
-      metadata: { sourceURL: file.fileName, contentType: file.contentType ?? null, options: options ?? null }
+      metadata: { sourceURL: file.fileName, contentType: file.contentType ?? null, options }
     })
   }
 })
@@ -194,7 +198,7 @@ describe("error table", () => {
     ["StageFailed", 500, "SCRAPE_STAGE_FAILED"]
   ]
   it.each(cases)("scrape %s -> %i %s", async (simulate, status, code) => {
-    const response = await scrape({ url: "https://example.com", simulate })
+    const response = await scrape({ url: "https://example.com", origin: simulate })
     expect(response.status).toBe(status)
     const body = await response.json()
     expect(body.success).toBe(false)
@@ -204,14 +208,14 @@ describe("error table", () => {
   })
 
   it("carries validation issues in `details`", async () => {
-    const body = await (await scrape({ url: "https://example.com", simulate: "InvalidRequest" })).json()
+    const body = await (await scrape({ url: "https://example.com", origin: "InvalidRequest" })).json()
     expect(body.details).toEqual([{ path: ["formats", 0], message: "unknown format" }])
-    const notSupported = await (await scrape({ url: "https://example.com", simulate: "NotSupported" })).json()
+    const notSupported = await (await scrape({ url: "https://example.com", origin: "NotSupported" })).json()
     expect(notSupported.details).toEqual([{ path: ["actions"], message: "actions are not supported by this server" }])
   })
 
   it("answers a defect with 500 UNKNOWN_ERROR, no internals, and logs the cause", async () => {
-    const response = await scrape({ url: "https://example.com", simulate: "defect" }, { "x-request-id": "defect-1" })
+    const response = await scrape({ url: "https://example.com", origin: "defect" }, { "x-request-id": "defect-1" })
     expect(response.status).toBe(500)
     const text = await response.text()
     const body = JSON.parse(text)
@@ -228,7 +232,7 @@ describe("error table", () => {
   it("maps parse-side reasons to 400 codes", async () => {
     for (const [simulate, code] of [["UnsupportedFileType", "UNSUPPORTED_FILE_TYPE"], ["Encrypted", "DOCUMENT_UNREADABLE"], ["InvalidRequest", "BAD_REQUEST"]]) {
       const form = new FormData()
-      form.append("options", JSON.stringify({ simulate }))
+      form.append("options", JSON.stringify({ origin: simulate }))
       form.append("file", new Blob(["data"]), "file.bin")
       const response = await fetch(`${server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
       expect(response.status).toBe(400)
@@ -238,11 +242,11 @@ describe("error table", () => {
 
   it("answers a document over a limit with 422 DOCUMENT_TOO_COMPLEX on both routes, our message and kind", async () => {
     const expected = { success: false, code: "DOCUMENT_TOO_COMPLEX", error: "docx: the document nests elements too deeply to read", details: { kind: "limit" } }
-    const scraped = await scrape({ url: "https://example.com", simulate: "TooComplex" })
+    const scraped = await scrape({ url: "https://example.com", origin: "TooComplex" })
     expect(scraped.status).toBe(422)
     expect(await scraped.json()).toEqual(expected)
     const form = new FormData()
-    form.append("options", JSON.stringify({ simulate: "TooComplex" }))
+    form.append("options", JSON.stringify({ origin: "TooComplex" }))
     form.append("file", new Blob(["data"]), "deep.docx")
     const parsed = await fetch(`${server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
     expect(parsed.status).toBe(422)
@@ -256,7 +260,7 @@ describe("logs", () => {
     const aborted = fetch(`${server.url}/v2/scrape`, {
       method: "POST",
       headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": "gone-2" },
-      body: JSON.stringify({ url: "https://example.com", simulate: "slow" }),
+      body: JSON.stringify({ url: "https://example.com", origin: "slow" }),
       signal: controller.signal
     }).catch((error: unknown) => error)
     setTimeout(() => controller.abort(), 100)

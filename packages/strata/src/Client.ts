@@ -2,10 +2,20 @@
  * `createStrata(options)`: the library as a Node developer uses it. One handle owns one runtime
  * (the fetch engine, the readers, the OCR pool); `scrape`, `parse` and `parseStream` run the
  * same pipeline as the HTTP server, in-process, take the contract's options (typed from its
- * Schemas) plus an `AbortSignal`, and resolve to the response's `data`. `close()` (or
+ * Schemas, and validated once here as the server validates a request body) plus an
+ * `AbortSignal`, and resolve to the response's `data`. `close()` (or
  * `await using`) stops the pools. Errors reject as `ScrapeError`, whose `reason._tag` says why.
  */
-import { type ContentEvent, type ParseOptionsBody, Pipeline, type ScrapeData, type ScrapeError, type ScrapeRequestBody } from "@strata/core"
+import {
+  type ContentEvent,
+  type ParseOptionsBody,
+  Pipeline,
+  type ScrapeData,
+  type ScrapeError,
+  type ScrapeRequestBody,
+  validateParseOptions,
+  validateScrapeRequest
+} from "@strata/core"
 import { Effect, ManagedRuntime, Stream } from "effect"
 import { layer, type StrataOptions } from "./Live.ts"
 
@@ -87,14 +97,23 @@ export const createStrata = (options: StrataOptions = {}): StrataClient => {
   }
   return {
     scrape: (url, callOptions) =>
-      run(Pipeline.use((pipeline) => pipeline.scrape({ ...withoutSignal(callOptions), url })), callOptions?.signal),
+      run(
+        Effect.flatMap(validateScrapeRequest({ ...withoutSignal(callOptions), url }), (request) => Pipeline.use((pipeline) => pipeline.scrape(request))),
+        callOptions?.signal
+      ),
     parse: (document, callOptions) =>
-      run(Pipeline.use((pipeline) => pipeline.parse(document, withoutSignal(callOptions))), callOptions?.signal),
+      run(
+        Effect.flatMap(validateParseOptions(withoutSignal(callOptions)), (options) => Pipeline.use((pipeline) => pipeline.parse(document, options))),
+        callOptions?.signal
+      ),
     parseStream: (document, callOptions) => ({
       [Symbol.asyncIterator]: () => {
         ensureOpen()
         const signal = callOptions?.signal
-        let stream = Stream.unwrap(Pipeline.useSync((pipeline) => pipeline.parseStream(document, withoutSignal(callOptions))))
+        let stream = Stream.unwrap(Effect.flatMap(
+          validateParseOptions(withoutSignal(callOptions)),
+          (options) => Pipeline.useSync((pipeline) => pipeline.parseStream(document, options))
+        ))
         if (signal !== undefined) {
           const aborted = Effect.callback<never, Error>((resume) => {
             const abort = () => resume(Effect.fail(abortError(signal)))

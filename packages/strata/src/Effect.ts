@@ -2,7 +2,10 @@
  * The Effect API of `strata`, exported as the `Strata` namespace: `Strata.layer(options)` builds
  * the `Pipeline` service with every engine; pass `options.stages` to replace a stage with your
  * own layer. The heuristic layers of the page stages are exported too, to wrap or compose.
+ * The `Pipeline` takes decoded requests: `validateScrapeRequest` and `validateParseOptions` turn
+ * the contract's JSON options into them (defaults applied, unsupported options refused).
  */
 export { layer, ReadersLive, StrataLive } from "./Live.ts"
 export { lazyOcrLayer } from "./LazyOcr.ts"
 export { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
+export { validateParseOptions, validateScrapeRequest } from "@strata/core"

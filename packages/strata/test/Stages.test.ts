@@ -114,7 +114,8 @@ describe("stage seams", () => {
 
   it("a TypeDetection or FormatProjection layer provided to Strata.layer replaces the default", async () => {
     const bytes = new TextEncoder().encode("<html><body><h2>Upload</h2><p>Uploaded content.</p></body></html>")
-    const parse = Pipeline.use((p) => p.parse({ bytes, fileName: "page.html" }, { onlyMainContent: false }))
+    const parse = Effect.flatMap(Strata.validateParseOptions({ onlyMainContent: false }), (options) =>
+      Pipeline.use((p) => p.parse({ bytes, fileName: "page.html" }, options)))
     const asText = Layer.succeed(TypeDetection, { name: "text", detect: () => Effect.succeed("text" as const) })
     const withSummary = Layer.succeed(FormatProjection, {
       ...contractProjection,
@@ -135,7 +136,8 @@ describe("stage seams", () => {
       // One thread, but the reader is told it may keep four pages in flight: three wait in the queue.
       const reader = pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder, ocr: { ...pool, concurrency: 4 } })
       const pipeline = yield* Layer.build(Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(Fetcher.layer, DocumentReaders.layer([reader])))))
-      const request = Pipeline.use((p) => Stream.runDrain(p.parseStream({ bytes, fileName: "scan.pdf" }, { parsers: [{ type: "pdf", mode: "ocr" }] })))
+      const options = yield* Strata.validateParseOptions({ parsers: [{ type: "pdf", mode: "ocr" }] })
+      const request = Pipeline.use((p) => Stream.runDrain(p.parseStream({ bytes, fileName: "scan.pdf" }, options)))
       const fiber = yield* Effect.forkChild(Effect.provide(request, pipeline))
       // Wait until pages are queued behind the busy thread, then cancel.
       let queuedWhileRunning = 0

@@ -1,13 +1,23 @@
 /**
  * The scrape and parse pipelines end to end, in-process, against pages served on loopback:
- * content routing (HTML, JSON, text, unsupported types), status codes as data, the option gate,
- * the timeout budget and uploads. Document readers are registered per test (core ships none).
+ * content routing (HTML, JSON, text, unsupported types), status codes as data, the option gate
+ * (run once, before the pipeline), the timeout budget and uploads. Document readers are registered per test (core ships none).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Layer, Stream } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { DocumentReaders, Fetcher, makeBlock, Pipeline, type Reader, type ScrapeError } from "../../src/index.ts"
+import {
+  DocumentReaders,
+  Fetcher,
+  makeBlock,
+  Pipeline,
+  type Reader,
+  type ScrapeError,
+  type UploadedFile,
+  validateParseOptions,
+  validateScrapeRequest
+} from "../../src/index.ts"
 
 const pages: Record<string, { type: string; body: string | Buffer; status?: number; delay?: number }> = {
   "/article": {
@@ -46,6 +56,12 @@ const fakePdf: Reader = {
       })))
     })
 }
+
+// The pipeline takes decoded requests: the test's JSON is validated once first, as the HTTP routes do.
+const scrapeWith = (p: Pipeline["Service"], raw: unknown) => Effect.flatMap(validateScrapeRequest(raw), p.scrape)
+const scrapeStreamWith = (p: Pipeline["Service"], raw: unknown) => Stream.unwrap(Effect.map(validateScrapeRequest(raw), p.scrapeStream))
+const parseWith = (p: Pipeline["Service"], file: UploadedFile, raw: unknown) =>
+  Effect.flatMap(validateParseOptions(raw), (options) => p.parse(file, options))
 
 const run = <A>(effect: (p: Pipeline["Service"]) => Effect.Effect<A, ScrapeError>) =>
   Effect.runPromise(
@@ -92,7 +108,7 @@ afterAll(() => {
 
 describe("Pipeline.scrape", () => {
   it("turns an HTML page into main-content markdown, cleaned html, raw html, links and metadata", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/article`, formats: ["markdown", "html", "rawHtml", "links"] }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/article`, formats: ["markdown", "html", "rawHtml", "links"] }))
     const markdown = data.markdown as string
     expect(markdown).toContain("# Heading")
     expect(markdown).toContain("A sentence of real article text")
@@ -107,45 +123,46 @@ describe("Pipeline.scrape", () => {
   })
 
   it("keeps the whole page when onlyMainContent is false", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/article`, onlyMainContent: false }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/article`, onlyMainContent: false }))
     expect(data.markdown as string).toContain("Footer text")
   })
 
   it("returns only markdown by default", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/article` }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/article` }))
     expect(Object.keys(data).sort()).toEqual(["markdown", "metadata"])
   })
 
   it("renders JSON as a fenced block and text as it is", async () => {
-    const json = await run((p) => p.scrape({ url: `${base}/data.json` }))
+    const json = await run((p) => scrapeWith(p, { url: `${base}/data.json` }))
     expect(json.markdown).toBe("```json\n{\n  \"name\": \"strata\",\n  \"n\": [\n    1,\n    2\n  ]\n}\n```")
-    const text = await run((p) => p.scrape({ url: `${base}/notes.txt` }))
+    const text = await run((p) => scrapeWith(p, { url: `${base}/notes.txt` }))
     expect(text.markdown).toBe("plain *text* stays as is")
   })
 
   it("reports the target's error status as data", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/missing` }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/missing` }))
     expect(data.metadata).toMatchObject({ statusCode: 404, error: "404 Not Found" })
     expect(data.markdown as string).toContain("Gone.")
   })
 
   it("refuses content it cannot read", async () => {
-    const reason = await fails((p) => p.scrape({ url: `${base}/image.png` }))
+    const reason = await fails((p) => scrapeWith(p, { url: `${base}/image.png` }))
     expect(reason._tag).toBe("UnsupportedFileType")
   })
 
   it("hands PDFs to the document reader and projects pages, blocks, markdown and warnings", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/doc.pdf`, formats: ["markdown", "links"], parsers: [{ type: "pdf", pageMarkers: true, pages: true, blocks: true }] }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/doc.pdf`, formats: ["markdown", "links"], parsers: [{ type: "pdf", pageMarkers: true, pages: true, blocks: true }] }))
     expect(data.markdown).toBe("# Report\n\n---\n\n<!-- page 2 -->\n\nBody [link](https://example.com/x).")
     expect(data.pages).toEqual([{ pageNumber: 1, markdown: "# Report" }, { pageNumber: 2, markdown: "Body [link](https://example.com/x)." }])
     expect(data.blocks?.[1].items.map((b) => b.id)).toEqual(["p2.b0", "p2.b1"])
     expect(data.links).toEqual(["https://example.com/x"])
-    expect(data.warning).toBe("page 2: had no usable text")
+    // The reader says 3 pages and gave 2: the cut is stated on the last page kept (DocumentRun's pagesTruncated).
+    expect(data.warning).toBe("page 2: had no usable text; page 2: kept the first 2 of 3 pages, as maxPages asks; 1 pages dropped")
     expect(data.metadata).toMatchObject({ numPages: 2, totalPages: 3, creditsUsed: 2, title: "PDF title" })
   })
 
   it("returns a PDF as Base64 for a flat credit with parsers: []", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/doc.pdf`, parsers: [] }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/doc.pdf`, parsers: [] }))
     expect(Buffer.from(data.rawBase64 as string, "base64").toString()).toBe(pages["/doc.pdf"].body)
     expect(data.markdown).toBeUndefined()
     expect(data.metadata).toMatchObject({ creditsUsed: 1 })
@@ -153,7 +170,7 @@ describe("Pipeline.scrape", () => {
 
   it("honours the timeout budget", async () => {
     const started = Date.now()
-    const reason = await fails((p) => p.scrape({ url: `${base}/slow`, timeout: 1000 }))
+    const reason = await fails((p) => scrapeWith(p, { url: `${base}/slow`, timeout: 1000 }))
     expect(reason._tag).toBe("TimedOut")
     expect(Date.now() - started).toBeLessThan(2500)
   })
@@ -165,14 +182,14 @@ describe("Pipeline.scrape", () => {
       [{ actions: [{ type: "wait", milliseconds: 10 }] }, "actions"],
       [{ minAge: 1 }, "minAge"]
     ] as const) {
-      const reason = await fails((p) => p.scrape({ url: `${base}/article`, ...request }))
+      const reason = await fails((p) => scrapeWith(p, { url: `${base}/article`, ...request }))
       expect(reason._tag).toBe("NotSupported")
       expect(reason.message).toContain(option)
     }
   })
 
   it("rejects invalid requests with the validation issues", async () => {
-    const reason = await fails((p) => p.scrape({ url: `${base}/article`, bogus: true }))
+    const reason = await fails((p) => scrapeWith(p, { url: `${base}/article`, bogus: true }))
     expect(reason._tag).toBe("InvalidRequest")
   })
 })
@@ -180,13 +197,13 @@ describe("Pipeline.scrape", () => {
 describe("Pipeline.parse", () => {
   it("parses an uploaded HTML file, with the file name as sourceURL", async () => {
     const bytes = new TextEncoder().encode("<html><body><h2>Upload</h2><p>Uploaded content.</p></body></html>")
-    const data = await run((p) => p.parse({ bytes, fileName: "page.html" }, { onlyMainContent: false }))
+    const data = await run((p) => parseWith(p, { bytes, fileName: "page.html" }, { onlyMainContent: false }))
     expect(data.markdown).toBe("## Upload\n\nUploaded content.")
     expect(data.metadata).toMatchObject({ sourceURL: "page.html" })
   })
 
   it("refuses an upload of an unsupported type", async () => {
-    const reason = await fails((p) => p.parse({ bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), fileName: "x.png" }, {}))
+    const reason = await fails((p) => parseWith(p, { bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), fileName: "x.png" }, {}))
     expect(reason._tag).toBe("UnsupportedFileType")
   })
 })
@@ -194,7 +211,7 @@ describe("Pipeline.parse", () => {
 describe("Pipeline streams", () => {
   it("streams a document page by page, then the rest of data", async () => {
     const events = await Effect.runPromise(
-      Pipeline.use((p) => Stream.runCollect(p.scrapeStream({ url: `${base}/doc.pdf`, formats: ["markdown", "links"], parsers: [{ type: "pdf", pageMarkers: true }] }))).pipe(
+      Pipeline.use((p) => Stream.runCollect(scrapeStreamWith(p, { url: `${base}/doc.pdf`, formats: ["markdown", "links"], parsers: [{ type: "pdf", pageMarkers: true }] }))).pipe(
         Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layer, DocumentReaders.layer([fakePdf])])))
       )
     )
@@ -211,7 +228,7 @@ describe("Pipeline streams", () => {
 
   it("streams a web page as a single done event", async () => {
     const events = await Effect.runPromise(
-      Pipeline.use((p) => Stream.runCollect(p.scrapeStream({ url: `${base}/article` }))).pipe(
+      Pipeline.use((p) => Stream.runCollect(scrapeStreamWith(p, { url: `${base}/article` }))).pipe(
         Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layer, DocumentReaders.layer([fakePdf])])))
       )
     )
@@ -223,7 +240,7 @@ describe("Pipeline streams", () => {
 
 describe("Pipeline warnings", () => {
   it("reports an invalid includeTags selector as a warning instead of failing", async () => {
-    const data = await run((p) => p.scrape({ url: `${base}/article`, includeTags: ["h1", "p:::bad"] }))
+    const data = await run((p) => scrapeWith(p, { url: `${base}/article`, includeTags: ["h1", "p:::bad"] }))
     expect(data.markdown as string).toContain("# Heading")
     expect(typeof data.warning).toBe("string")
     expect(data.warning as string).toContain("p:::bad")

@@ -19,9 +19,6 @@ import type { ScrapeError } from "./ScrapeError.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { TypeDetection } from "./TypeDetection.ts"
 
-/** The decoded options of a scrape request or parse upload that shape the content (both have these). */
-export type ContentOptions = CommonOptions
-
 /** What the content stages need from the context. */
 type Stages = DocumentReaders | TypeDetection | FormatProjection
 
@@ -39,7 +36,7 @@ const baseMetadata = (input: ContentInput, contentType: string | undefined): Doc
 })
 
 /** An HTML page through the HTML stages, then redaction, before anything is written out. */
-const htmlPage = (input: ContentInput, options: ContentOptions) =>
+const htmlPage = (input: ContentInput, options: CommonOptions) =>
   Effect.gen(function*() {
     const wants = (yield* FormatProjection).requested(options.formats)
     const { text } = decodeBody(input.bytes, input.contentTypeHeader)
@@ -124,11 +121,11 @@ const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Doc
     return { pages, produced }
   })
 
-const project = (produced: Produced, options: ContentOptions) =>
+const project = (produced: Produced, options: CommonOptions) =>
   Effect.flatMap(FormatProjection, (projection) => projection.project(produced, options.formats).pipe(Effect.mapError(fromStageError)))
 
 /** Runs the content through the path routing chose and projects it onto the requested formats. */
-const runPath = (input: ContentInput, path: Route, options: ContentOptions, deadline: number) =>
+const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadline: number) =>
   Effect.gen(function*() {
     switch (path._tag) {
       case "Html":
@@ -162,7 +159,7 @@ const runPath = (input: ContentInput, path: Route, options: ContentOptions, dead
   })
 
 /** Runs the content through its path and projects it onto the requested formats. */
-export const renderContent = (input: ContentInput, options: ContentOptions, deadline: number): Effect.Effect<ScrapeData, ScrapeError, Stages> =>
+export const renderContent = (input: ContentInput, options: CommonOptions, deadline: number): Effect.Effect<ScrapeData, ScrapeError, Stages> =>
   Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline))
 
 /**
@@ -170,7 +167,7 @@ export const renderContent = (input: ContentInput, options: ContentOptions, dead
  * (without what the page events carried: markdown, pages, blocks), so memory stays bounded by
  * one page plus the markdown written so far. Everything else is a single `done`.
  */
-export const renderContentStream = (input: ContentInput, options: ContentOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
+export const renderContentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
   Stream.unwrap(Effect.gen(function*() {
     const path = yield* route(input, options)
     if (path._tag !== "Document") {

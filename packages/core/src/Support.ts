@@ -7,7 +7,7 @@ import type { CommonOptions, ParseOptions, ScrapeRequest } from "./contract/inde
 import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
 
 /** Formats the pipeline produces today. */
-export const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html", "rawHtml", "links", "rawBase64"])
+const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html", "rawHtml", "links", "rawBase64"])
 
 const refuse = (option: string, why: string): Effect.Effect<never, ScrapeError> =>
   Effect.fail(scrapeError(new NotSupported({ option, message: `The option \`${option}\` is not supported by this server yet: ${why}` })))

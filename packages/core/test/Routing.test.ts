@@ -1,7 +1,8 @@
 /** Routing: which path serves the content, from the TypeDetection stage (the default or one provided). */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { decodeParseOptions, defaultPdfParser, type ContentInput, route, TypeDetection } from "../src/index.ts"
+import { decodeParseOptions, defaultPdfParser, TypeDetection } from "../src/index.ts"
+import { type ContentInput, route } from "../src/Routing.ts"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 

@@ -119,11 +119,10 @@ export const supervise = (options: SuperviseOptions): Promise<number> =>
       server = child
       child.on("message", (message) => {
         if (!isChildMessage(message)) return
-        if (message.strata === "request") {
-          const { requestId, method, path } = message
-          inFlight.set(message.seq, { requestId, method, path, since: performance.now() })
-        } else if (message.strata === "done") {
-          inFlight.delete(message.seq)
+        if (message.strata === "requests") {
+          const since = performance.now()
+          for (const { seq, requestId, method, path } of message.started) inFlight.set(seq, { requestId, method, path, since })
+          for (const seq of message.done) inFlight.delete(seq)
         } else {
           listened = true
           log("info", "server listening", { pid: child.pid, start: startNumber, url: message.url })

@@ -38,6 +38,8 @@ export interface Judged {
   readonly message: string | undefined
   readonly why?: string
   readonly markdownChars?: number
+  /** Markdown lines that are table rows (a sheet's rows come back as these). */
+  readonly tableRows?: number
   readonly warning?: string
 }
 
@@ -51,7 +53,8 @@ export const judge = (status: number, body: unknown): Judged => {
     const data = record(object.data)
     const markdown = typeof data?.markdown === "string" ? data.markdown : ""
     const warning = typeof data?.warning === "string" ? data.warning : undefined
-    return { kind: "ok", label: "200", code: undefined, message: undefined, markdownChars: markdown.length, ...(warning === undefined ? {} : { warning }) }
+    const tableRows = markdown.split("\n").filter((line) => line.startsWith("|") && !/^\|[\s:|-]+\|?$/.test(line)).length
+    return { kind: "ok", label: "200", code: undefined, message: undefined, markdownChars: markdown.length, tableRows, ...(warning === undefined ? {} : { warning }) }
   }
   const code = typeof object.code === "string" ? object.code : undefined
   const message = typeof object.error === "string" ? object.error : undefined

@@ -7,6 +7,7 @@
  * noted and restarted, so the run always ends.
  *
  *   node -C @strata/source bench/reliability/run.ts [--quick] [--only a,b] [--root DIR] [--out BASE] [--label TEXT]
+ *     [--timeout-ms N] [--wall-extra-ms N] [--rss-cap-mb N] [--settle-ms N]
  */
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -28,6 +29,7 @@ const { values: args } = parseArgs({
     label: { type: "string" },
     "wall-extra-ms": { type: "string", default: "30000" },
     "rss-cap-mb": { type: "string", default: "10240" },
+    "timeout-ms": { type: "string" },
     "settle-ms": { type: "string", default: "5000" }
   }
 })
@@ -139,7 +141,10 @@ const runCase = async (input: HostileInput, idleRss: number): Promise<CaseResult
       if (answer.judged.message !== undefined) notes.push(`${answer.judged.label}: ${answer.judged.message.slice(0, 200)}`)
       if (answer.judged.why !== undefined) notes.push(`untyped: ${answer.judged.why}`)
       if (answer.judged.warning !== undefined) notes.push(`warning: ${answer.judged.warning.slice(0, 200)}`)
-      if (answer.judged.markdownChars !== undefined) notes.push(`markdown ${answer.judged.markdownChars.toLocaleString("en")} chars`)
+      if (answer.judged.markdownChars !== undefined) {
+        const rows = answer.judged.tableRows ?? 0
+        notes.push(`markdown ${answer.judged.markdownChars.toLocaleString("en")} chars${rows > 0 ? `, ${rows.toLocaleString("en")} table rows (header included)` : ""}${answer.judged.warning === undefined ? ", no warning" : ""}`)
+      }
       if (answer.leak) notes.push("LEAK: /etc/passwd content in the answer")
     }
   }
@@ -183,7 +188,10 @@ if (selected.length === 0) throw new Error(`--only matched nothing; inputs: ${ge
 const runStarted = performance.now()
 process.stderr.write(`generating ${selected.length} inputs (${size}) ...\n`)
 const inputs: Array<HostileInput> = []
-for (const generator of selected) inputs.push(await cachedInput(generator))
+for (const generator of selected) {
+  const input = await cachedInput(generator)
+  inputs.push(args["timeout-ms"] === undefined ? input : { ...input, timeoutMs: Number(args["timeout-ms"]) })
+}
 
 await server.start()
 await warmUp()

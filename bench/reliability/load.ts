@@ -9,7 +9,6 @@
  */
 import { writeFileSync } from "node:fs"
 import { createServer } from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { articleHtml } from "./Article.ts"

@@ -73,7 +73,7 @@ const lastFatal = (): string => {
 const ensureServer = async (notes: Array<string>): Promise<void> => {
   if (server.alive() && (await server.healthy(3000))) return
   if (server.child !== undefined) {
-    notes.push(server.alive() ? "server unresponsive before the case: killed and restarted" : "server restarted")
+    notes.push(server.alive() ? "server unresponsive before the case: killed and restarted" : "server restarted (the previous case left it dead)")
     await server.kill()
   }
   await server.start()
@@ -128,7 +128,8 @@ const runCase = async (input: HostileInput, idleRss: number): Promise<CaseResult
   if (survived === "yes") {
     if (!server.alive()) {
       survived = "died"
-      notes.push(`server ${server.exit} after answering${lastFatal() === "" ? "" : `: ${lastFatal()}`}`)
+      const answered = answers.every((a) => !("failure" in a))
+      notes.push(`server ${server.exit}${answered ? " after answering" : ""}${lastFatal() === "" ? "" : `: ${lastFatal()}`}`)
     } else if (!(await server.healthy(10_000))) {
       survived = "stuck (killed)"
       notes.push("killed: /health silent for 10 s after the answer")

@@ -67,7 +67,7 @@ const probing = async <A>(work: Promise<A>): Promise<{ result: A; worstMs: numbe
 
 const parse = async (bytes: Uint8Array, name: string, options: Record<string, unknown>) => {
   const form = new FormData()
-  form.append("file", new Blob([bytes], { type: "application/pdf" }), name)
+  form.append("file", new Blob([new Uint8Array(bytes)], { type: "application/pdf" }), name)
   form.append("options", JSON.stringify(options))
   const started = Date.now()
   const response = await fetch(`${server.url}/v2/parse`, { method: "POST", headers: auth, body: form })

@@ -1,8 +1,11 @@
 /**
  * The Document model every reader fills: pages of typed blocks in reading order.
  *
- * Format readers (pdf, office, ocr) produce `Page`s whose blocks already carry their markdown
- * fragment (`content`); the shared `MarkdownWriter` joins them into the document markdown and
+ * Format readers (pdf, office, ocr) produce `Page`s of blocks. A block carries its structure
+ * (heading level, list depth and ordinal, table grid, image, code language, formula source) and
+ * its inline text; core's `markdown/BlockMarkdown.ts` writes its markdown fragment (`content`)
+ * from that structure. Blocks of readers not yet moved to structure still carry a fragment they
+ * wrote themselves. The shared `MarkdownWriter` joins fragments into the document markdown and
  * records each block's span. The block `kind` is richer than the contract's block `type`
  * (list items, code and footnotes are kinds of their own); `blockType` maps it onto the contract.
  */
@@ -54,11 +57,84 @@ export const Confidence = Schema.Struct({
 })
 export type Confidence = typeof Confidence.Type
 
+/** A heading's level, 1..6. */
+export const HeadingInfo = Schema.Struct({ level: Schema.Number })
+export type HeadingInfo = typeof HeadingInfo.Type
+
+/** Where a list item stands in its list. */
+export const ListInfo = Schema.Struct({
+  /** Nesting depth, 0 = top level. */
+  depth: Schema.Number,
+  /** The item's number in an ordered list; null for a bullet. */
+  ordinal: Schema.NullOr(Schema.Number),
+  /** A task item's box: checked or not; absent for an item that has none. */
+  checked: Schema.optional(Schema.Boolean),
+  /**
+   * Columns before the marker: the widths of the parent items' markers, as the reader nested
+   * them (markdown nests an item under its parent's text, so this depends on the parents).
+   */
+  indent: Schema.Number
+})
+export type ListInfo = typeof ListInfo.Type
+
+/** One cell of a table, placed at its top-left slot. */
+export const TableCellInfo = Schema.Struct({
+  row: Schema.Number,
+  col: Schema.Number,
+  rowSpan: Schema.optional(Schema.Number),
+  colSpan: Schema.optional(Schema.Number),
+  /** The cell's text: inline markdown, or plain text when the table says `cellText: "plain"`. */
+  text: Schema.String
+})
+
+/** A table as rows x cols slots; a spanning cell appears once (core's `CellGrid`). */
+export const TableInfo = Schema.Struct({
+  rows: Schema.Number,
+  cols: Schema.Number,
+  cells: Schema.Array(TableCellInfo),
+  /** Rows that head the table; the writer heads a table with its first row (GFM has exactly one). */
+  headerRows: Schema.Number,
+  /** `plain`: cell text with no markup (PDF text layers); `markdown` (the default): inline markdown. */
+  cellText: Schema.optional(Schema.Literals(["markdown", "plain"]))
+})
+export type TableInfo = typeof TableInfo.Type
+
+/** A picture: where it is (`""` when it has no address of its own) and its alt text (inline markdown). */
+export const ImageInfo = Schema.Struct({ src: Schema.String, alt: Schema.String })
+export type ImageInfo = typeof ImageInfo.Type
+
+/** A code block's language (null when unknown); `inline` for a single short line written as inline code. */
+export const CodeInfo = Schema.Struct({ language: Schema.NullOr(Schema.String), inline: Schema.optional(Schema.Boolean) })
+export type CodeInfo = typeof CodeInfo.Type
+
+/**
+ * A formula: `latex` source is written between `$$` (display) or `$`; `text` source (a PDF's
+ * text layer, no markup) is written as it is.
+ */
+export const FormulaInfo = Schema.Struct({
+  source: Schema.String,
+  notation: Schema.Literals(["latex", "text"]),
+  display: Schema.Boolean
+})
+export type FormulaInfo = typeof FormulaInfo.Type
+
 /** One block as a reader produces it. */
 export const Block = Schema.Struct({
   kind: BlockKind,
-  /** The markdown fragment this block adds to the document (a heading with its `#`s, a list item with its marker and indentation, a whole table...). */
+  /**
+   * The markdown fragment this block adds to the document (a heading with its `#`s, a list item
+   * with its marker and indentation, a whole table...). Written by core from the structure
+   * fields below when the block has them (`structuredBlock`); readers not yet moved write it.
+   */
   content: Schema.String,
+  /** The block's inline text as markdown (emphasis, links): a paragraph, a heading's title, a list item's body, a code block's lines. */
+  text: Schema.optional(Schema.String),
+  heading: Schema.optional(HeadingInfo),
+  list: Schema.optional(ListInfo),
+  table: Schema.optional(TableInfo),
+  image: Schema.optional(ImageInfo),
+  code: Schema.optional(CodeInfo),
+  formula: Schema.optional(FormulaInfo),
   bbox: Schema.NullOr(BBox),
   /** The raw label of the layout model, when one labelled this block; else the kind is used. */
   label: Schema.optional(Schema.NullOr(Schema.String)),

@@ -5,8 +5,8 @@
  * (reading order) run when the page leaves it, with the font statistics and the neighbouring
  * pages they need; `writePage` turns the ordered blocks into the page's `Block`s.
  */
-import { type Block, type LayoutBlock, type LayoutPage, type Line, makeBlock, type Page, type PageElements } from "@strata/core"
-import { blockMarkdown, pageVocabulary } from "./BlockMarkdown.ts"
+import { type Block, type LayoutBlock, type LayoutPage, type Line, type Page, type PageElements, structuredBlock } from "@strata/core"
+import { blockStructure, pageVocabulary } from "./BlockStructure.ts"
 import { findFigures, placeCaptions } from "./Figures.ts"
 import { findVectorFigures } from "./VectorFigures.ts"
 import { classifyBlocks, observeHeadings } from "./Classify.ts"
@@ -179,22 +179,20 @@ const ocrConfidence = (block: LayoutBlock): number | null => {
   return chars === 0 ? null : Math.round((sum / chars) * 1000) / 1000
 }
 
-/** Writes an ordered page: each block's markdown fragment, box and kind. */
+/** Writes an ordered page: each block's structure, box and kind (core writes its markdown). */
 export const writePage = ({ page, ordered }: OrderedPage): Page => {
   nestLists(ordered)
   const vocabulary = pageVocabulary(ordered)
   const blocks: Array<Block> = []
   for (const block of ordered) {
     if (page.rtl && block.table !== undefined) block.table = mirrorGrid(block.table)
-    const content = blockMarkdown(block, vocabulary)
-    if (content.length === 0) continue
-    blocks.push(makeBlock(block.kind, content, {
+    const written = structuredBlock(block.kind, blockStructure(block, vocabulary), {
       bbox: normalisedBox(block, page),
       source: page.textSource,
       ...(block.label !== undefined ? { label: block.label } : {}),
-      confidence: { layout: block.confidence ?? null, ocr: page.textSource === "layout_ocr" ? ocrConfidence(block) : null },
-      ...(block.kind === "list_item" ? { depth: block.depth ?? 0 } : {})
-    }))
+      confidence: { layout: block.confidence ?? null, ocr: page.textSource === "layout_ocr" ? ocrConfidence(block) : null }
+    })
+    if (written.content.length > 0) blocks.push(written)
   }
   return {
     pageNumber: page.pageNumber,

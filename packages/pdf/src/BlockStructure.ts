@@ -1,11 +1,12 @@
 /**
- * A layout block's markdown fragment: lines joined into whole paragraphs (end-of-line hyphens
- * repaired, ligatures expanded), headings with their `#`s, list items with a marker and
- * indentation, monospace blocks fenced with their indentation kept, tables as GFM or HTML.
+ * What a layout block says, for core's block writer: lines joined into whole paragraphs
+ * (end-of-line hyphens repaired, ligatures expanded), a heading's level, a list item's depth and
+ * number, a monospace block's lines with their indentation kept, a table's grid. Core writes the
+ * markdown (`structuredBlock`); this module writes none, beyond escaping a paragraph's start.
  */
+import type { BlockStructure } from "@strata/core"
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import { isTocEntry, LIST_MARKER, TOC_LEADER } from "./Paragraphs.ts"
-import { tableMarkdown } from "./TableGrid.ts"
 
 const LIGATURES = /[\ufb00-\ufb06]/g
 
@@ -77,7 +78,7 @@ export const pageVocabulary = (blocks: ReadonlyArray<LayoutBlock>): Set<string> 
 }
 
 /** Code keeps its lines and their indentation (x offsets to spaces at the monospace advance). */
-const code = (block: LayoutBlock): string => {
+const code = (block: LayoutBlock): BlockStructure => {
   const left = block.x0
   const lines = [...block.lines].sort((a, b) => a.top - b.top || a.x0 - b.x0)
   const body: Array<string> = []
@@ -91,23 +92,27 @@ const code = (block: LayoutBlock): string => {
   }
   const text = body.join("\n").replace(/\s+$/, "")
   // One short monospace line (an address, a file name) reads better as inline code than as a fence.
-  if (body.length === 1 && text.length <= 80 && !text.includes("`")) return `\`${text.trim()}\``
-  const fence = text.includes("```") ? "~~~" : "```"
-  return `${fence}\n${text}\n${fence}`
+  const inline = body.length === 1 && text.length <= 80 && !text.includes("`")
+  return { text, code: inline ? { language: null, inline: true } : { language: null } }
 }
 
-export const blockMarkdown = (block: LayoutBlock, vocabulary?: ReadonlySet<string>): string => {
+/** A list marker written as a bullet of its own: symbols, dashes, private-use glyphs, or none. */
+const BULLET = /^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]$/
+
+export const blockStructure = (block: LayoutBlock, vocabulary?: ReadonlySet<string>): BlockStructure => {
   switch (block.kind) {
     case "table":
-      return block.table !== undefined ? tableMarkdown(block.table) : plain(block, vocabulary)
+      return block.table !== undefined
+        ? { table: { ...block.table, headerRows: 1, cellText: "plain" } }
+        : { text: plain(block, vocabulary) }
     case "code":
       return code(block)
     case "figure":
       // No pixels are decoded: the marker says where the picture stands (Docling writes the same).
-      return "<!-- image -->"
+      return { image: { src: "", alt: "" } }
     case "title":
     case "section_header":
-      return `${"#".repeat(block.level ?? 2)} ${escapeInline(plain(block, vocabulary).replace(/\s*#+\s*$/, ""))}`
+      return { heading: { level: block.level ?? 2 }, text: escapeInline(plain(block, vocabulary).replace(/\s*#+\s*$/, "")) }
     case "list_item": {
       // A table-of-contents entry keeps its page number; its leader dots become one ellipsis.
       const joined = plain(block, vocabulary)
@@ -115,16 +120,16 @@ export const blockMarkdown = (block: LayoutBlock, vocabulary?: ReadonlySet<strin
       const match = LIST_MARKER.exec(text)
       const marker = match?.[0].trim() ?? ""
       const rest = escapeInline(text.slice(match?.[0].length ?? 0))
-      const indent = " ".repeat(block.indent ?? 0)
-      if (/^\d{1,3}\.$/.test(marker)) return `${indent}${marker} ${rest}`
-      if (/^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]$/.test(marker) || marker === "") return `${indent}- ${rest}`
-      return `${indent}- ${marker} ${rest}`
+      const ordered = /^\d{1,3}\.$/.test(marker)
+      const list = { depth: block.depth ?? 0, ordinal: ordered ? Number(marker.slice(0, -1)) : null, indent: block.indent ?? 0 }
+      // Any other marker ("a)", "(iv)") is kept as the start of a bulleted item's text.
+      return { list, text: ordered || BULLET.test(marker) || marker === "" ? rest : `${marker} ${rest}` }
     }
     case "formula":
-      return escapeInline(plain(block, vocabulary))
+      return { formula: { source: escapeInline(plain(block, vocabulary)), notation: "text", display: true } }
     case "footnote":
-      return escapeStart(plain(block, vocabulary))
+      return { text: escapeStart(plain(block, vocabulary)) }
     default:
-      return escapeStart(escapeInline(plain(block, vocabulary)))
+      return { text: escapeStart(escapeInline(plain(block, vocabulary))) }
   }
 }

@@ -1,6 +1,7 @@
-/** Unit checks of the text rules: hyphen repair, ligatures, table markdown, furniture signatures. */
+/** Unit checks of the text rules: hyphen repair, ligatures, list markers and code as structure, table markdown, furniture signatures. */
 import { assert, describe, it } from "@effect/vitest"
-import { expandLigatures, joinLines } from "../src/BlockMarkdown.ts"
+import { blockMarkdown, type BlockKind, type LayoutBlock, type Line } from "@strata/core"
+import { blockStructure, expandLigatures, joinLines } from "../src/BlockStructure.ts"
 import { isPageNumberText, signature } from "../src/Furniture.ts"
 import { tableMarkdown } from "../src/TableGrid.ts"
 
@@ -20,6 +21,28 @@ describe("block text", () => {
 
   it("expands ligatures only", () => {
     assert.strictEqual(expandLigatures("ﬁnal ﬂow ﬀ ½"), "final flow ff ½")
+  })
+
+  const line = (text: string, x0 = 72, top = 100, row = 0): Line => ({
+    text, runs: [], row, x0, x1: x0 + 6 * text.length, top, bottom: top + 10, baseline: top + 8, size: 10,
+    bold: false, italic: false, mono: false, math: false, rotated: false, rtl: false
+  })
+  const block = (kind: BlockKind, lines: Array<Line>, extra: Partial<LayoutBlock> = {}): LayoutBlock =>
+    ({ kind, lines, x0: Math.min(...lines.map((l) => l.x0)), x1: 500, top: lines[0].top, bottom: lines[lines.length - 1].bottom, size: 10, ...extra })
+
+  it("gives list items a number or a bullet, keeping other markers as text", () => {
+    assert.deepStrictEqual(blockStructure(block("list_item", [line("12. twelfth")], { depth: 1, indent: 2 })), { list: { depth: 1, ordinal: 12, indent: 2 }, text: "twelfth" })
+    assert.deepStrictEqual(blockStructure(block("list_item", [line("• dot")])), { list: { depth: 0, ordinal: null, indent: 0 }, text: "dot" })
+    const lettered = blockStructure(block("list_item", [line("a) first")]))
+    assert.strictEqual(lettered.text, "a) first")
+    assert.strictEqual(blockMarkdown(lettered), "- a) first")
+  })
+
+  it("keeps a code block's lines and indentation, and one short line as inline code", () => {
+    const fenced = blockStructure(block("code", [line("if x:"), line("return 1", 84, 112, 1)]))
+    assert.deepStrictEqual(fenced, { text: "if x:\n  return 1", code: { language: null } })
+    assert.strictEqual(blockMarkdown(fenced), "```\nif x:\n  return 1\n```")
+    assert.strictEqual(blockMarkdown(blockStructure(block("code", [line("/usr/bin/env")]))), "`/usr/bin/env`")
   })
 
   it("writes GFM for regular grids and HTML where cells span", () => {

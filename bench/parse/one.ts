@@ -16,11 +16,11 @@ const format = detectFormat({ bytes, fileName: file })
 if (format === undefined) throw new Error("format not detected")
 const started = performance.now()
 const exit = await Effect.runPromiseExit(
-  Effect.gen(function*() {
+  Effect.scoped(Effect.gen(function*() {
     const result = yield* DocumentReaders.make(officeReaders).read({ bytes, format, fileName: file, options: { mode: "fast", deadline: Date.now() + 120_000 } })
     const pages = Array.from(yield* Stream.runCollect(result.pages))
     return { info: result.info, markdown: writeMarkdown(pages).markdown }
-  })
+  }))
 )
 if (Exit.isFailure(exit)) {
   console.error(String(exit.cause))

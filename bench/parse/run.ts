@@ -37,10 +37,10 @@ const convert = async (bytes: Uint8Array, fileName: string): Promise<{ markdown:
   }
   if (!readers.supports(format)) return { error: `no reader for ${format}`, format }
   const exit = await Effect.runPromiseExit(
-    Effect.gen(function*() {
+    Effect.scoped(Effect.gen(function*() {
       const result = yield* readers.read({ bytes, format: format as DocumentFormat, fileName, options: { mode: "fast", deadline: Date.now() + 120_000 } })
       return writeMarkdown(Array.from(yield* Stream.runCollect(result.pages))).markdown
-    })
+    }))
   )
   return Exit.isSuccess(exit) ? { markdown: exit.value, format } : { error: String(Exit.findErrorOption(exit).pipe((o) => (o._tag === "Some" ? o.value.message : exit.cause))), format }
 }

@@ -59,7 +59,7 @@ if (import.meta.main) {
   if (!existsSync(file)) writeFileSync(file, await makeBigPdf(pages))
   const bytes = new Uint8Array(readFileSync(file))
   const t0 = performance.now()
-  const out = await Effect.runPromise(Effect.gen(function*() {
+  const out = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 600_000 } })
     const writer = new MarkdownWriter({ pageMarkers: true })
     let count = 0
@@ -70,7 +70,7 @@ if (import.meta.main) {
       tables += pushed.blockPage.items.filter((b) => b.type === "table").length
     }))
     return { pages: count, tables, chars: writer.markdown.length }
-  }))
+  })))
   const seconds = (performance.now() - t0) / 1000
   process.stdout.write(JSON.stringify({
     pages: out.pages, tables: out.tables, markdownChars: out.chars, seconds,

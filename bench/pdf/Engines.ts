@@ -16,7 +16,7 @@ export interface EngineOutput {
 export type Engine = (bytes: Uint8Array, path: string) => Promise<EngineOutput>
 
 export const strata: Engine = (bytes) =>
-  Effect.runPromise(Effect.gen(function*() {
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 120_000 } })
     const writer = new MarkdownWriter()
     let pages = 0
@@ -25,7 +25,7 @@ export const strata: Engine = (bytes) =>
       pages++
     }))
     return { markdown: writer.markdown, pages }
-  }))
+  })))
 
 export const pdfInspector: Engine = async (bytes) => {
   const inspector = await import("@firecrawl/pdf-inspector")

@@ -62,10 +62,10 @@ let tp = 0, ourCount = 0, refCount = 0
 const perFile: Record<string, { ours: number; reference: number; matched: number }> = {}
 for (const name of files) {
   const refs = referenceBoxes(JSON.parse(readFileSync(`${dir}${name}.json`, "utf8")) as DoclingJson)
-  const pages = await Effect.runPromise(Effect.gen(function*() {
+  const pages = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const result = yield* pdfReader.read({ bytes: new Uint8Array(readFileSync(dir + name)), format: "pdf", options: { mode: "fast", deadline: Date.now() + 60_000 } })
     return yield* Stream.runCollect(result.pages)
-  }))
+  })))
   const file = { ours: 0, reference: 0, matched: 0 }
   for (const page of pages) {
     const ours = page.blocks.filter((b) => b.kind === "figure" && b.bbox !== null).map((b) => b.bbox as Box)

@@ -21,7 +21,7 @@ export interface RobustAnswer {
 const run = async (file: string, budgetMs: number): Promise<RobustAnswer> => {
   const t0 = performance.now()
   const bytes = new Uint8Array(readFileSync(file))
-  const exit = await Effect.runPromiseExit(Effect.gen(function*() {
+  const exit = await Effect.runPromiseExit(Effect.scoped(Effect.gen(function*() {
     const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "auto", deadline: Date.now() + budgetMs } })
     let pages = 0, failed = 0, chars = 0
     yield* Stream.runForEach(result.pages, (page) => Effect.sync(() => {
@@ -30,7 +30,7 @@ const run = async (file: string, budgetMs: number): Promise<RobustAnswer> => {
       for (const block of page.blocks) chars += block.content.length
     }))
     return { pages, failed, chars }
-  }))
+  })))
   const ms = performance.now() - t0
   if (Exit.isSuccess(exit)) return { file, outcome: "ok", pages: exit.value.pages, failedPages: exit.value.failed, chars: exit.value.chars, ms }
   const failure = exit.cause.reasons.find(Cause.isFailReason)

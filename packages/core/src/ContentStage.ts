@@ -141,6 +141,8 @@ const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadl
           metadata: { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
         }, options)
       case "Document": {
+        // The document's resources (an open file, a reader process) live until its pages are read.
+        return yield* Effect.scoped(Effect.gen(function*() {
         const { pages, produced } = yield* readDocument(input, path, deadline)
         const collected: Array<PageMarkdown> = []
         const blocks: Array<PageBlocks> = []
@@ -154,6 +156,7 @@ const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadl
           pages: path.parser.pages ? collected : undefined,
           blocks: path.parser.blocks ? blocks : undefined
         }, options)
+        }))
       }
     }
   })

@@ -6,7 +6,7 @@
  * packages (`@strata/pdf`, `@strata/office`) and are registered into `DocumentReaders`; core never
  * depends on them.
  */
-import { Context, Effect, Layer, Schema, Stream } from "effect"
+import { Context, Effect, Layer, Schema, type Scope, Stream } from "effect"
 import type { DocumentInfo, Page } from "./Document.ts"
 
 /** Every format the service reads. The twenty upload extensions map onto these, plus web types. */
@@ -107,12 +107,14 @@ export class DocumentError extends Schema.TaggedError<DocumentError>()("Document
 export interface Reader {
   readonly name: string
   readonly formats: ReadonlyArray<DocumentFormat>
-  readonly read: (request: ReadRequest) => Effect.Effect<ReadResult, DocumentError>
+  /** Resources the document holds (an open file, a reader process) live until the scope closes. */
+  readonly read: (request: ReadRequest) => Effect.Effect<ReadResult, DocumentError, Scope.Scope>
 }
 
 export class DocumentReaders extends Context.Service<DocumentReaders, {
   readonly supports: (format: DocumentFormat) => boolean
-  readonly read: (request: ReadRequest) => Effect.Effect<ReadResult, DocumentError>
+  /** Read in a scope that lasts as long as its pages are consumed; closing it frees the document. */
+  readonly read: (request: ReadRequest) => Effect.Effect<ReadResult, DocumentError, Scope.Scope>
 }>()("@strata/core/DocumentReaders") {
   /** A registry over the given readers; the first one that names a format reads it. */
   static readonly make = (readers: ReadonlyArray<Reader>) => {

@@ -45,16 +45,18 @@ export interface PageEvent extends PushResult {
   readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
-const unitOf = (format: string): string =>
-  ["xlsx", "xlsm", "xlsb", "xls", "ods"].includes(format) ? "sheets" : ["pptx", "pptm", "ppt", "odp"].includes(format) ? "slides" : "pages"
+const unitOf = (format: string, count: number): string => {
+  const unit = ["xlsx", "xlsm", "xlsb", "xls", "ods"].includes(format) ? "sheet" : ["pptx", "pptm", "ppt", "odp"].includes(format) ? "slide" : "page"
+  return count === 1 ? unit : `${unit}s`
+}
 
 /** The warning for a document cut by `maxPages`; it goes on the last page kept. */
 export const pagesTruncated = (format: string, kept: number, total: number): Diagnostic => {
-  const unit = unitOf(format)
+  const dropped = total - kept
   return {
     severity: "warning",
     code: "pages_truncated",
-    message: `kept the first ${kept.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} ${unit}, as maxPages asks; ${(total - kept).toLocaleString("en-US")} ${unit} dropped`
+    message: `kept the first ${kept.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} ${unitOf(format, total)}, as maxPages asks; ${dropped.toLocaleString("en-US")} ${unitOf(format, dropped)} dropped`
   }
 }
 
@@ -86,10 +88,3 @@ export const runDocumentStream = (
     )
     return { info: result.info, events, writer }
   })
-
-/** Read options from the request's budget and PDF parser settings. */
-export const readOptions = (deadline: number, parser: { maxPages?: number | undefined; mode?: ReadOptions["mode"] | undefined } | undefined): ReadOptions => ({
-  deadline,
-  mode: parser?.mode ?? "auto",
-  maxPages: parser?.maxPages
-})

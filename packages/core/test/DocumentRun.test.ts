@@ -47,5 +47,6 @@ describe("pages cut by maxPages", () => {
   it("names sheets and slides for workbooks and presentations", () => {
     expect(pagesTruncated("xlsx", 1, 3).message).toBe("kept the first 1 of 3 sheets, as maxPages asks; 2 sheets dropped")
     expect(pagesTruncated("pptx", 10, 1_250).message).toBe("kept the first 10 of 1,250 slides, as maxPages asks; 1,240 slides dropped")
+    expect(pagesTruncated("pdf", 2, 3).message).toBe("kept the first 2 of 3 pages, as maxPages asks; 1 page dropped")
   })
 })

@@ -9,7 +9,7 @@
  * but warns where auto would have. The work is checked against the deadline up front, capped
  * per document, and images are decoded one per OCR call, inside the engine.
  */
-import { Effect, Stream } from "effect"
+import { Effect, type Scope, Stream } from "effect"
 import { DocumentError, encodedImage, ensureOcrFits, ocrFailureText, rawImage, Timeout } from "@strata/core"
 import type { Block, Diagnostic, OcrEngine, OcrError, OcrImage, OcrResult, Page, ReadRequest, ReadResult, Reader } from "@strata/core"
 import { ocrPageToBlocks } from "@strata/ocr/blocks"
@@ -111,7 +111,7 @@ export const withImageOcr = (reader: Reader, options: ImageOcrOptions = {}): Rea
   const maxImages = options.maxImages ?? 200
   const scanChars = options.scanPageChars ?? 200
 
-  const read = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError> =>
+  const read = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError, Scope.Scope> =>
     Effect.gen(function*() {
       const { info, pages } = yield* reader.read(request)
       const mode = request.options.mode

@@ -17,10 +17,10 @@ import { docxWithPictures, logoPng, pptxWithPictures } from "./fixtures/PictureD
 const readers = DocumentReaders.make(officeReaders)
 
 const read = (bytes: Uint8Array, format: DocumentFormat, mode: ParseMode): Promise<Array<Page>> =>
-  Effect.runPromise(Effect.gen(function*() {
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const result = yield* readers.read({ bytes, format, options: { mode, deadline: Date.now() + 30_000 } })
     return Array.from(yield* Stream.runCollect(result.pages))
-  }))
+  })))
 
 const codes = (pages: ReadonlyArray<Page>): Array<string> => pages.flatMap((p) => (p.diagnostics ?? []).map((d) => d.code))
 

@@ -10,7 +10,7 @@
  * are held, whatever the document's length. A page that cannot be read or laid out is recorded
  * as `failed` and the stream goes on; the deadline ends the stream with a Timeout error.
  */
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option, type Scope, Stream } from "effect"
 import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
 import { Corrupt, Layout, OcrEngine, ReadingOrder, thrownReason } from "@strata/core"
 import type { DocumentError, DocumentInfo, LayoutPage, LayoutSession, Page, ReadRequest, ReadResult, Reader, StageError } from "@strata/core"
@@ -195,12 +195,19 @@ interface OpenCount {
 }
 
 /** Reads a PDF with the given stages. `fileName` is unused; a password is not part of the contract yet. */
-const readPdf = (request: ReadRequest, stages: PdfStages, count: OpenCount): Effect.Effect<ReadResult, DocumentError> =>
+const readPdf = (request: ReadRequest, stages: PdfStages, count: OpenCount): Effect.Effect<ReadResult, DocumentError, Scope.Scope> =>
   Effect.gen(function*() {
     const { deadline, maxPages, mode } = request.options
     const opened = yield* openPdf(request.bytes, deadline)
     count.opened()
-    const close = Effect.andThen(closePdf(opened), Effect.sync(() => count.closed()))
+    let closed = false
+    const close = Effect.suspend(() => {
+      if (closed) return Effect.void
+      closed = true
+      return Effect.andThen(closePdf(opened), Effect.sync(() => count.closed()))
+    })
+    // The caller's scope closes the document even if its pages are never read.
+    yield* Effect.addFinalizer(() => close)
     const totalPages = opened.doc.numPages
     if (!(totalPages >= 0)) {
       yield* close
@@ -216,8 +223,15 @@ const readPdf = (request: ReadRequest, stages: PdfStages, count: OpenCount): Eff
     const source = yield* ocrPages(native, { engine: stages.ocr, mode, bytes: request.bytes, deadline, numPages }).pipe(
       Effect.tapError(() => Effect.andThen(native.close, close))
     )
+    let sourceClosed = false
+    const closeSource = Effect.suspend(() => {
+      if (sourceClosed) return Effect.void
+      sourceClosed = true
+      return source.close
+    })
+    yield* Effect.addFinalizer(() => closeSource)
     const session = yield* stages.layout.begin
-    return { info, pages: pageStream(close, source, numPages, session, stages.readingOrder) }
+    return { info, pages: pageStream(close, { read: (pageNumber) => source.read(pageNumber), close: closeSource }, numPages, session, stages.readingOrder) }
   })
 
 /** A PDF `Reader` over fixed stages (benchmarks and tests that build their own). */

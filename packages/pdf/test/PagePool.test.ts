@@ -60,7 +60,7 @@ describe("page worker pool", () => {
     })))
 
   it.effect("the pooled stream is lazy: the first page asks for the window and the read-ahead only", () =>
-    withWorkers(2, Effect.gen(function*() {
+    withWorkers(2, Effect.scoped(Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => doc(60, "Lazy"))
       const pool = pagePool()!
       const start = pool.pagesRequested
@@ -70,7 +70,7 @@ describe("page worker pool", () => {
       const asked = pool.pagesRequested - start
       assert.isAtLeast(asked, WINDOW + 2)
       assert.isBelow(asked, 30)
-    })))
+    }))))
 
   it.effect("concurrent documents on this thread keep their own text", () =>
     Effect.gen(function*() {

@@ -162,7 +162,7 @@ export const serveReaders = (build: BuildReaders): void => {
     current = { job: message.job, ocr: message.ocr }
     credits = message.credit
     const job = message.job
-    fiber = Effect.runFork(read(message).pipe(
+    fiber = Effect.runFork(Effect.scoped(read(message)).pipe(
       Effect.onExit((exit) =>
         Effect.sync(() => {
           fiber = undefined

@@ -224,7 +224,7 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
       hundredSeconds: ocr.estimateSeconds(100)
     }
 
-  const read = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError> =>
+  const read = (request: ReadRequest): Effect.Effect<ReadResult, DocumentError, Scope.Scope> =>
     Effect.gen(function*() {
       const format = request.format
       if (!options.supports(format)) {
@@ -350,6 +350,8 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
         yield* Scope.close(scope, Exit.void)
       })
 
+      // The caller's scope ends the job even if the pages are never read.
+      yield* Effect.addFinalizer(() => finish)
       post(proc, { type: "read", job, bytes: request.bytes, format, fileName: request.fileName, options: request.options, ocr: ocrInfo(), credit: CREDIT })
       const documentInfo = yield* Deferred.await(info).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : finish)))
       const stream = Stream.fromQueue(pages).pipe(

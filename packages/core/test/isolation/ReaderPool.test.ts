@@ -6,7 +6,7 @@
  * process's engine; a consumer that stops early does not leave the reader working.
  */
 import { describe, expect, it } from "vitest"
-import { Effect, Exit, Layer, Stream } from "effect"
+import { Effect, Exit, Layer, type Scope, Stream } from "effect"
 import { capPage, DocumentReaders, makeBlock, MAX_DOCUMENT_CHARS, OcrEngine, ReaderPool } from "../../src/index.ts"
 import type { DocumentError, Page, ReadRequest } from "../../src/index.ts"
 
@@ -53,7 +53,7 @@ const withLag = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return { exit, lagMs: worst }
   })
 
-const run = <A, E>(effect: Effect.Effect<A, E, DocumentReaders>, layer = poolLayer()) =>
+const run = <A, E>(effect: Effect.Effect<A, E, DocumentReaders | Scope.Scope>, layer = poolLayer()) =>
   Effect.runPromise(Effect.scoped(effect.pipe(Effect.provide(layer))) as Effect.Effect<A, E>)
 
 describe("ReaderPool", () => {

@@ -157,7 +157,7 @@ describe("Pipeline.scrape", () => {
     expect(data.blocks?.[1].items.map((b) => b.id)).toEqual(["p2.b0", "p2.b1"])
     expect(data.links).toEqual(["https://example.com/x"])
     // The reader says 3 pages and gave 2: the cut is stated on the last page kept (DocumentRun's pagesTruncated).
-    expect(data.warning).toBe("page 2: had no usable text; page 2: kept the first 2 of 3 pages, as maxPages asks; 1 pages dropped")
+    expect(data.warning).toBe("page 2: had no usable text; page 2: kept the first 2 of 3 pages, as maxPages asks; 1 page dropped")
     expect(data.metadata).toMatchObject({ numPages: 2, totalPages: 3, creditsUsed: 2, title: "PDF title" })
   })
 

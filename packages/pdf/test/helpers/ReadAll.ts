@@ -11,7 +11,7 @@ export interface ReadAllResult {
 }
 
 export const readAll = (bytes: Uint8Array, options: { mode?: ParseMode; maxPages?: number; deadline?: number } = {}) =>
-  Effect.gen(function*() {
+  Effect.scoped(Effect.gen(function*() {
     const result = yield* pdfReader.read({
       bytes,
       format: "pdf",
@@ -20,4 +20,4 @@ export const readAll = (bytes: Uint8Array, options: { mode?: ParseMode; maxPages
     const pages = yield* Stream.runCollect(result.pages)
     const written = writeMarkdown(pages)
     return { info: result.info, pages, markdown: written.markdown, blocks: written.blocks } satisfies ReadAllResult
-  })
+  }))

@@ -135,6 +135,8 @@ export const Block = Schema.Struct({
   image: Schema.optional(ImageInfo),
   code: Schema.optional(CodeInfo),
   formula: Schema.optional(FormulaInfo),
+  /** A quoted paragraph (a quote style): its text is written as a block quote. */
+  quote: Schema.optional(Schema.Boolean),
   bbox: Schema.NullOr(BBox),
   /** The raw label of the layout model, when one labelled this block; else the kind is used. */
   label: Schema.optional(Schema.NullOr(Schema.String)),

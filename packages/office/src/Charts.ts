@@ -3,7 +3,7 @@
  * chart title and a table of the cached series values by category, so that the numbers behind
  * a chart are in the markdown even though the picture is not.
  */
-import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
+import { gridOfRows, structuredBlock, type Block } from "@strata/core"
 import { escapeInline } from "./MarkdownText.ts"
 import { child, childrenNamed, descendants, firstDescendant, parseXml, textOf, type XmlElement } from "./Xml.ts"
 
@@ -45,14 +45,14 @@ export const chartBlocks = (xml: string, source: string): Array<Block> => {
     }
   }
   const caption = [title, kinds.join(", ")].filter((s) => s.length > 0).join(" — ")
-  if (caption.length > 0) blocks.push(makeBlock("caption", escapeInline(caption), { source }))
+  if (caption.length > 0) blocks.push(structuredBlock("caption", { text: escapeInline(caption) }, { source }))
   const rowCount = Math.min(10_000, Math.max(0, ...series.map((s) => Math.max(s.categories.length, s.values.length))))
   if (series.length > 0 && rowCount > 0) {
     const categories = series.find((s) => s.categories.length > 0)?.categories ?? []
     const rows = [["", ...series.map((s) => escapeInline(s.name))]]
     for (let i = 0; i < rowCount; i++) rows.push([escapeInline(categories[i] ?? String(i + 1)), ...series.map((s) => s.values[i] ?? "")])
-    const table = writeTable(gridOfRows(rows))
-    if (table.length > 0) blocks.push(makeBlock("table", table, { source, label: "chart_data" }))
+    const table = structuredBlock("table", { table: { ...gridOfRows(rows), headerRows: 1 } }, { source, label: "chart_data" })
+    if (table.content.length > 0) blocks.push(table)
   }
   return blocks
 }

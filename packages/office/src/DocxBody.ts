@@ -3,8 +3,11 @@
  * from numbering with nesting and counters, code and quote styles), runs (bold, italic,
  * strike, hyperlinks, fields), tables (gridSpan/vMerge spans), text boxes, images by alt text,
  * and footnote/endnote references. Headers and footers are read by the caller as furniture.
+ * Blocks say what they are (heading level, list depth and number, code, display formula, table
+ * grid, quote); core writes their markdown. Only inline markdown (emphasis, links, hard breaks,
+ * inline images) is written here.
  */
-import { makeBlock, type Block } from "@strata/core"
+import { structuredBlock, type Block } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { boolAttr, DocxStyles, DocxNumbering, formatCounter } from "./DocxStyles.ts"
 import { ommlToLatex } from "./OmmlLatex.ts"
@@ -111,9 +114,7 @@ export class DocxBody {
 
   private flushCode(): void {
     if (this.codeLines === undefined) return
-    const body = this.codeLines.join("\n")
-    const fence = "`".repeat(Math.max(3, longestBacktickRun(body) + 1))
-    this.push(makeBlock("code", `${fence}\n${body}\n${fence}`, { source }))
+    this.push(structuredBlock("code", { code: { language: null }, text: this.codeLines.join("\n") }, { source }))
     this.codeLines = undefined
   }
 
@@ -127,7 +128,7 @@ export class DocxBody {
     if (refs.length === 0) return
     // The paragraph's own block is the first one it pushed (text boxes and charts follow it).
     if (this.blocks.length > before) this.blocks[before] = withImages(this.blocks[before], refs)
-    else this.push(withImages(makeBlock("figure", imageMarkdown(""), { source }), refs))
+    else this.push(withImages(structuredBlock("figure", { image: { src: "", alt: "" } }, { source }), refs))
   }
 
   private paragraphBlocks(p: XmlElement): void {
@@ -159,9 +160,9 @@ export class DocxBody {
     const inline = parts[0].trim()
     const formulas: Array<Block> = []
     for (let k = 1; k < parts.length; k += 2) {
-      formulas.push(makeBlock("formula", `$$${parts[k]}$$`, { source }))
+      formulas.push(structuredBlock("formula", { formula: { source: parts[k], notation: "latex", display: true } }, { source }))
       const after = finishParagraph(parts[k + 1] ?? "")
-      if (after.length > 0) formulas.push(makeBlock("text", after, { source }))
+      if (after.length > 0) formulas.push(structuredBlock("text", { text: after }, { source }))
     }
     const images = content.images.map(imageMarkdown).join(" ")
     const text = [inline, images].filter((s) => s.length > 0).join(" ")
@@ -185,15 +186,15 @@ export class DocxBody {
       const level = heading === 0 ? 1 : Math.min(6, heading + (this.ctx.hasTitle ? 1 : 0))
       // Numbered headings ("1.2 Scope") keep the number Word shows.
       const label = num === undefined ? "" : this.numberLabel(num.numId, num.level)
-      this.push(makeBlock(heading === 0 ? "title" : "section_header", `${"#".repeat(level)} ${label.length > 0 ? `${label} ` : ""}${text.replace(/\n/g, " ")}`, { source }))
+      this.push(structuredBlock(heading === 0 ? "title" : "section_header", { heading: { level }, text: `${label.length > 0 ? `${label} ` : ""}${text}` }, { source }))
     } else if (/^[\u2610\u2611\u2612]\s/.test(text)) {
       // A checkbox content control at the start of a paragraph: a GFM task list item.
-      this.push(makeBlock("list_item", `- [${text.startsWith("\u2610") ? " " : "x"}] ${text.slice(1).trim()}`, { source, depth: 0 }))
+      this.push(structuredBlock("list_item", { list: { depth: 0, ordinal: null, checked: !text.startsWith("\u2610"), indent: 0 }, text: text.slice(1).trim() }, { source }))
     } else if (num !== undefined) {
       this.listItem(num.numId, num.level, text)
     } else {
       this.listWidths = []
-      this.push(makeBlock("text", role.quote ? text.split("\n").map((l) => `> ${l}`).join("\n") : text.replace(/\n/g, "  \n"), { source }))
+      this.push(structuredBlock("text", role.quote ? { text, quote: true } : { text: text.replace(/\n/g, "  \n") }, { source }))
     }
     for (const block of formulas) this.push(block)
     this.afterParagraph(content)
@@ -246,13 +247,13 @@ export class DocxBody {
   private listItem(numId: string, level: number, text: string): void {
     const ordered = this.ctx.numbering.level(numId, level)?.ordered ?? false
     const counts = this.advance(numId, level)
-    const marker = ordered ? `${counts[level]}.` : "-"
+    const ordinal = ordered ? counts[level] : null
+    // An item nests under its parent's text: its indent is the width of the parents' markers ("1. " is 3, "- " is 2).
     this.listWidths.length = Math.min(this.listWidths.length, level)
     while (this.listWidths.length < level) this.listWidths.push(2)
-    const indent = " ".repeat(this.listWidths.reduce((a, b) => a + b, 0))
-    this.listWidths.push(marker.length + 1)
-    const body = text.replace(/\n/g, `\n${indent}${" ".repeat(marker.length + 1)}`)
-    this.push(makeBlock("list_item", `${indent}${marker} ${body}`, { source, depth: level }))
+    const indent = this.listWidths.reduce((a, b) => a + b, 0)
+    this.listWidths.push(ordinal === null ? 2 : `${ordinal}.`.length + 1)
+    this.push(structuredBlock("list_item", { list: { depth: level, ordinal, indent }, text }, { source }))
   }
 
   // ---- runs ------------------------------------------------------------------------------------
@@ -406,8 +407,8 @@ export class DocxBody {
   private table(tbl: XmlElement): void {
     // Pictures in cells go with the table: their text, if read, follows it.
     const pictures: Array<ImageRef> = []
-    const markdown = wordTable(tbl, (tc) => this.cellText(tc, pictures))
-    if (markdown.length > 0) this.push(withImages(makeBlock("table", markdown, { source }), pictures))
+    const block = structuredBlock("table", { table: { ...wordTable(tbl, (tc) => this.cellText(tc, pictures)), headerRows: 1 } }, { source })
+    if (block.content.length > 0) this.push(withImages(block, pictures))
   }
 
   /** A cell's content as one inline string: paragraphs on lines, nested tables flattened, headings as text. */
@@ -417,7 +418,8 @@ export class DocxBody {
     return inner
       .map((b) =>
         b.kind === "table" ? b.content.replace(/<[^>]+>/g, " ").replace(/\|/g, " ")
-        : b.kind === "formula" ? b.content.replace(/^\$\$|\$\$$/g, "$")
+        : b.formula !== undefined ? `$${b.formula.source}$`
+        : b.heading !== undefined ? (b.text ?? "").replace(/\n/g, " ")
         : b.content.replace(/^#+ /, ""))
       .join("\n")
   }
@@ -427,12 +429,6 @@ const hyperlinkOf = (instr: string): string | undefined => {
   const m = /HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/.exec(instr) ?? /HYPERLINK\s+(\S+)/.exec(instr)
   if (m === null) return undefined
   return /\\l\s+"/.test(instr) ? `#${m[1]}` : m[1]
-}
-
-const longestBacktickRun = (text: string): number => {
-  let longest = 0
-  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
-  return longest
 }
 
 /** Footnote markers were kept out of escaping with private sentinels; this restores them. */

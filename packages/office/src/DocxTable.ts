@@ -1,14 +1,14 @@
 /**
  * WordprocessingML tables (`w:tbl`) on a grid: `gridBefore` offsets, `gridSpan` column spans,
  * `vMerge` continuations growing the cell above, rows and cells wrapped in content controls,
- * then rendered as GFM or, when cells span, HTML.
+ * placed on a grid for core's table writer (GFM, or HTML when cells span).
  */
-import { writeTable } from "@strata/core"
+import type { CellGrid } from "@strata/core"
 import { layoutCells } from "./TableMarkdown.ts"
 import { child, type XmlElement } from "./Xml.ts"
 
-/** The markdown of a table; `cellText` converts one cell's content to inline markdown. */
-export const wordTable = (tbl: XmlElement, cellText: (tc: XmlElement) => string): string => {
+/** The grid of a table; `cellText` converts one cell's content to inline markdown. */
+export const wordTable = (tbl: XmlElement, cellText: (tc: XmlElement) => string): CellGrid => {
   const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
   // The last cell that started at each grid column: vMerge continuations extend it (no scan back).
   const lastAt = new Map<number, { row: number; rowSpan: number }>()
@@ -31,7 +31,7 @@ export const wordTable = (tbl: XmlElement, cellText: (tc: XmlElement) => string)
       col += span
     }
   })
-  return writeTable(layoutCells(cells, trs.length))
+  return layoutCells(cells, trs.length)
 }
 
 const rowsOf = (tbl: XmlElement): Array<XmlElement> => {

@@ -20,6 +20,7 @@ describe("blockMarkdown", () => {
       table: { rows: 2, cols: 2, headerRows: 1, cells: [{ row: 0, col: 0, text: "a" }, { row: 0, col: 1, text: "b" }, { row: 1, col: 0, text: "1" }, { row: 1, col: 1, text: "2" }] }
     })).toBe("| a | b |\n| --- | --- |\n| 1 | 2 |")
     expect(blockMarkdown({ text: "Just *text*." })).toBe("Just *text*.")
+    expect(blockMarkdown({ text: "said\nand done", quote: true })).toBe("> said\n> and done")
   })
 
   it("a structured block's content is what the writer writes, and its span slices back to it (property)", () => {
@@ -30,7 +31,8 @@ describe("blockMarkdown", () => {
       fc.record({ code: fc.record({ language: fc.constant(null) }), text }),
       fc.record({ formula: fc.record({ source: text, notation: fc.constantFrom("latex" as const, "text" as const), display: fc.boolean() }) }),
       fc.record({ image: fc.record({ src: fc.constant(""), alt: text }) }),
-      fc.record({ text })
+      fc.record({ text }),
+      fc.record({ text, quote: fc.boolean() })
     )
     const kindOf = (s: BlockStructure) =>
       s.heading !== undefined ? "section_header" as const : s.list !== undefined ? "list_item" as const

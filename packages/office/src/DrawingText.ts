@@ -1,9 +1,10 @@
 /**
  * DrawingML text bodies (`a:txBody`, shared by PowerPoint shapes and table cells) and
  * DrawingML tables (`a:tbl`) to markdown: runs with bold/italic/links, bullets and automatic
- * numbering with levels, and table cells with gridSpan/rowSpan merges.
+ * numbering with levels, and table cells with gridSpan/rowSpan merges. Blocks carry their
+ * structure (list depth and number, table grid); core writes their markdown.
  */
-import { makeBlock, type Block, writeTable } from "@strata/core"
+import { structuredBlock, type Block } from "@strata/core"
 import { collapseSpaces, finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells } from "./TableMarkdown.ts"
 import { child, childrenNamed, relationshipId, textOf, type Relationship, type XmlElement } from "./Xml.ts"
@@ -59,27 +60,27 @@ export const textBodyBlocks = (body: XmlElement | undefined, options: TextOption
     if (!isList) {
       counters.length = 0
       widths.length = 0
-      blocks.push(makeBlock("text", text.replace(/\n/g, "  \n"), { source: options.source }))
+      blocks.push(structuredBlock("text", { text: text.replace(/\n/g, "  \n") }, { source: options.source }))
       continue
     }
     counters.length = Math.min(counters.length, level + 1)
-    let marker = "-"
+    let ordinal: number | null = null
     if (auto !== undefined) {
       const start = Number(auto.attrs.startAt ?? 1) || 1
       counters[level] = (counters[level] ?? start - 1) + 1
-      marker = `${counters[level]}.`
+      ordinal = counters[level]
     } else counters[level] = 0
     // Nested items indent to the content column of their parents ("- " is 2 wide, "10. " is 4).
     widths.length = Math.min(widths.length, level)
     while (widths.length < level) widths.push(2)
-    const indent = " ".repeat(widths.reduce((a, b) => a + b, 0))
-    widths.push(marker.length + 1)
-    blocks.push(makeBlock("list_item", `${indent}${marker} ${text.replace(/\n/g, `\n${indent}${" ".repeat(marker.length + 1)}`)}`, { source: options.source, depth: level }))
+    const indent = widths.reduce((a, b) => a + b, 0)
+    widths.push(ordinal === null ? 2 : `${ordinal}.`.length + 1)
+    blocks.push(structuredBlock("list_item", { list: { depth: level, ordinal, indent }, text }, { source: options.source }))
   }
   return blocks
 }
 
-/** A DrawingML table as one markdown table block. */
+/** A DrawingML table as one table block. */
 export const drawingTable = (tbl: XmlElement, rels: Map<string, Relationship>, source: string): Block | undefined => {
   const cells: Array<{ row: number; col: number; text: string; colSpan: number; rowSpan: number }> = []
   const rows = childrenNamed(tbl, "tr")
@@ -96,6 +97,6 @@ export const drawingTable = (tbl: XmlElement, rels: Map<string, Relationship>, s
       })
     })
   })
-  const markdown = writeTable(layoutCells(cells, rows.length))
-  return markdown.length === 0 ? undefined : makeBlock("table", markdown, { source })
+  const block = structuredBlock("table", { table: { ...layoutCells(cells, rows.length), headerRows: 1 } }, { source })
+  return block.content.length === 0 ? undefined : block
 }

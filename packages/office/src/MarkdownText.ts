@@ -3,6 +3,7 @@
  * would otherwise start markdown syntax, so that phrases stay searchable), emphasis that
  * survives run boundaries, and links.
  */
+import { blockMarkdown, type ImageInfo } from "@strata/core"
 
 /** A formatted run of text, as documents store it. */
 export interface Run {
@@ -88,5 +89,8 @@ export const collapseSpaces = (text: string): string => text.replace(/[ \t\r\n\u
 /** Cleans one paragraph of inline markdown: collapsed spaces, trimmed, block-start syntax escaped. */
 export const finishParagraph = (inline: string): string => escapeBlockStart(inline.replace(/[ \t]+/g, " ").replace(/ *\n */g, "\n").trim())
 
-/** An embedded picture: its alt text as an image with no address (the bytes are not served); a comment when it has none. */
-export const imageMarkdown = (alt: string): string => (alt.trim().length > 0 ? `![${escapeInline(alt.trim().replace(/\s+/g, " "))}]()` : "<!-- image -->")
+/** An embedded picture: its alt text (inline markdown) and no address (the bytes are not served). */
+export const imageInfo = (alt: string): ImageInfo => ({ src: "", alt: alt.trim().length > 0 ? escapeInline(alt.trim().replace(/\s+/g, " ")) : "" })
+
+/** A picture inside running text, written by core's block writer (a comment when it has no alt text). */
+export const imageMarkdown = (alt: string): string => blockMarkdown({ image: imageInfo(alt) })

@@ -5,9 +5,9 @@
  * speaker notes marked as such). Styles come from styles.xml and the automatic styles of
  * content.xml; properties from meta.xml.
  */
-import { makeBlock, type Block, type Diagnostic, type DocumentInfo, ZipArchive } from "@strata/core"
+import { makeBlock, structuredBlock, type Block, type Diagnostic, type DocumentInfo, ZipArchive } from "@strata/core"
 import { corrupt } from "./Failure.ts"
-import { imageMarkdown } from "./MarkdownText.ts"
+import { imageInfo } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { withImages } from "./ImageRefs.ts"
 import { embeddedObjectBlocks, odfBlocks, odfInline, odfPictureRef, OdfStyles, tableRows, type OdfContext } from "./OdfText.ts"
@@ -140,7 +140,7 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
         else if (child(shape, "image") !== undefined) {
           const alt = (textOf(child(shape, "title")) || textOf(child(shape, "desc"))).trim()
           const ref = odfPictureRef(child(shape, "image"), { ...ctx, partBytes })
-          const figure = makeBlock("figure", imageMarkdown(alt), { source: "odp" })
+          const figure = structuredBlock("figure", { image: imageInfo(alt) }, { source: "odp" })
           blocks = [ref === undefined ? figure : withImages(figure, [ref])]
         }
         if (cls === "subtitle") blocks = blocks.map((b) => ({ ...b, kind: "text" as const }))

@@ -5,12 +5,12 @@
  * placeholder becomes the slide heading; footers, dates and slide numbers are furniture;
  * tables keep their merges; pictures give their alt text; speaker notes follow, marked as such.
  */
-import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
+import { makeBlock, structuredBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { pptxCommentAuthors, pptxComments } from "./Comments.ts"
 import { drawingTable, textBodyBlocks, textBodyInline } from "./DrawingText.ts"
 import { corrupt } from "./Failure.ts"
-import { imageMarkdown } from "./MarkdownText.ts"
+import { imageInfo } from "./MarkdownText.ts"
 import { isRasterPart, withImages } from "./ImageRefs.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
@@ -154,7 +154,7 @@ const collect = (tree: XmlElement, transform: Transform, ctx: Collector): void =
         const blip = firstDescendant(child(node, "blipFill"), "blip")
         const embed = blip?.attrs["r:embed"] ?? blip?.attrs.embed
         const rel = embed === undefined ? undefined : ctx.rels.get(embed)
-        let block = makeBlock("figure", imageMarkdown(alt), { source })
+        let block = structuredBlock("figure", { image: imageInfo(alt) }, { source })
         if (rel !== undefined && !rel.external && isRasterPart(rel.target)) {
           const zip = ctx.zip
           const coverage = placed === undefined || ctx.slideArea <= 0 ? undefined : Math.min(1, (placed.w * placed.h) / ctx.slideArea)
@@ -182,7 +182,7 @@ const shape = (sp: XmlElement, transform: Transform, ctx: Collector): void => {
   if (type === "title" || type === "ctrTitle") {
     const text = textBodyInline(body, ctx.rels).replace(/\n+/g, " ").trim()
     if (text.length > 0) {
-      const heading = type === "ctrTitle" ? makeBlock("title", `# ${text}`, { source }) : makeBlock("section_header", `## ${text}`, { source })
+      const heading = structuredBlock(type === "ctrTitle" ? "title" : "section_header", { heading: { level: type === "ctrTitle" ? 1 : 2 }, text }, { source })
       ctx.items.push({ box: box && transform(box), order: ctx.items.length, kind: "title", blocks: [heading] })
     }
     return

@@ -2,9 +2,10 @@
  * OpenDocument text content shared by the .odt, .ods and .odp readers: automatic and common
  * styles (bold, italic, list kinds, title and heading paragraph styles), inline content of
  * paragraphs (spans, links, spaces, tabs, line breaks, notes), lists with nesting, tables with
- * spans, and frames (text boxes and image descriptions).
+ * spans, and frames (text boxes and image descriptions). Headings, first paragraphs of list
+ * items, code, tables and chart data carry their structure; core writes their markdown.
  */
-import { makeBlock, type Block, type Diagnostic, writeTable } from "@strata/core"
+import { type CellGrid, makeBlock, structuredBlock, type Block, type Diagnostic } from "@strata/core"
 import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells } from "./TableMarkdown.ts"
@@ -205,16 +206,16 @@ const odfBlock = (c: XmlElement, ctx: OdfContext, out: Array<Block>): void => {
       const text = unbold(odfInline(c, ctx).replace(/\n/g, " "))
       if (text.length === 0) break
       const level = Math.min(6, Math.max(1, Number(c.attrs["outline-level"] ?? 1) || 1) + (ctx.hasTitle ? 1 : 0))
-      out.push(makeBlock("section_header", `${"#".repeat(level)} ${text}`, { source: ctx.source }))
+      out.push(structuredBlock("section_header", { heading: { level }, text }, { source: ctx.source }))
       break
     }
     case "p": {
       const text = odfInline(c, ctx)
       if (text.length === 0) break
       const names = ctx.styles.names(c.attrs["style-name"])
-      if (names.includes("title")) out.push(makeBlock("title", `# ${unbold(text.replace(/\n/g, " "))}`, { source: ctx.source }))
-      else if (names.some((n) => n.startsWith("preformatted"))) out.push(makeBlock("code", "```\n" + textOf(c) + "\n```", { source: ctx.source }))
-      else out.push(makeBlock("text", text.replace(/\n/g, "  \n"), { source: ctx.source }))
+      if (names.includes("title")) out.push(structuredBlock("title", { heading: { level: 1 }, text: unbold(text.replace(/\n/g, " ")) }, { source: ctx.source }))
+      else if (names.some((n) => n.startsWith("preformatted"))) out.push(structuredBlock("code", { code: { language: null }, text: textOf(c) }, { source: ctx.source }))
+      else out.push(structuredBlock("text", { text: text.replace(/\n/g, "  \n") }, { source: ctx.source }))
       break
     }
     case "list":
@@ -249,10 +250,12 @@ export const embeddedObjectBlocks = (object: XmlElement, ctx: OdfContext): Array
   const title = textOf(child(chart, "title")).trim()
   const kind = (chart.attrs.class ?? "").replace(/^chart:/, "")
   const caption = [title, kind.length > 0 ? `${kind.charAt(0).toUpperCase()}${kind.slice(1)} chart` : ""].filter((s) => s.length > 0).join(" — ")
-  if (caption.length > 0) blocks.push(makeBlock("caption", caption, { source: ctx.source }))
+  if (caption.length > 0) blocks.push(structuredBlock("caption", { text: caption }, { source: ctx.source }))
   const table = firstDescendant(chart, "table")
-  const markdown = table === undefined ? "" : odfTable(table, { ...ctx, after: undefined })
-  if (markdown.length > 0) blocks.push(makeBlock("table", markdown, { source: ctx.source, label: "chart_data" }))
+  if (table !== undefined) {
+    const block = structuredBlock("table", { table: { ...odfTable(table, { ...ctx, after: undefined }), headerRows: 1 } }, { source: ctx.source, label: "chart_data" })
+    if (block.content.length > 0) blocks.push(block)
+  }
   return blocks
 }
 
@@ -271,11 +274,12 @@ const odfList = (list: XmlElement, ctx: OdfContext, depth: number, style: string
         const text = odfInline(part, ctx)
         if (text.length === 0) continue
         // Three spaces per level nest under both "- " and "1. " parents.
-        const indent = "   ".repeat(depth)
-        const marker = ordered ? `${n}.` : "-"
-        const pad = " ".repeat(marker.length + 1)
-        const body = text.replace(/\n/g, `\n${indent}${pad}`)
-        out.push(makeBlock(first ? "list_item" : "text", first ? `${indent}${marker} ${body}` : `${indent}${pad}${body}`, { source: ctx.source, depth }))
+        if (first) out.push(structuredBlock("list_item", { list: { depth, ordinal: ordered ? n : null, indent: 3 * depth }, text }, { source: ctx.source }))
+        else {
+          // A further paragraph of the item is indented to the item's text.
+          const indent = " ".repeat(3 * depth + (ordered ? `${n}.`.length + 1 : 2))
+          out.push(makeBlock("text", `${indent}${text.replace(/\n/g, `\n${indent}`)}`, { source: ctx.source, depth }))
+        }
         first = false
       } else if (part.name === "table") pushTable(part, ctx, out)
     }
@@ -283,8 +287,8 @@ const odfList = (list: XmlElement, ctx: OdfContext, depth: number, style: string
 }
 
 const pushTable = (table: XmlElement, ctx: OdfContext, out: Array<Block>): void => {
-  const markdown = odfTable(table, ctx)
-  if (markdown.length > 0) out.push(makeBlock("table", markdown, { source: ctx.source }))
+  const block = structuredBlock("table", { table: { ...odfTable(table, ctx), headerRows: 1 } }, { source: ctx.source })
+  if (block.content.length > 0) out.push(block)
 }
 
 /**
@@ -311,7 +315,7 @@ export const tableRows = (table: XmlElement, maxRows: number): { readonly rows: 
   return { rows, height }
 }
 
-const odfTable = (table: XmlElement, ctx: OdfContext): string => {
+const odfTable = (table: XmlElement, ctx: OdfContext): CellGrid => {
   const { rows, height } = tableRows(table, maxTextTableRows)
   if (height > maxTextTableRows) {
     ctx.diagnostics?.push({
@@ -340,5 +344,5 @@ const odfTable = (table: XmlElement, ctx: OdfContext): string => {
       }
     }
   })
-  return writeTable(layoutCells(cells, rows.length))
+  return layoutCells(cells, rows.length)
 }

@@ -11,7 +11,7 @@ import type { DocumentReaders } from "./DocumentReader.ts"
 import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
 import { FormatProjection, type Produced } from "./FormatProjection.ts"
-import { processHtml } from "./html/index.ts"
+import { processHtmlYielding } from "./html/index.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { mimeTypeOf } from "./MediaTypes.ts"
 import { type ContentInput, route, type Route } from "./Routing.ts"
@@ -40,7 +40,7 @@ const htmlPage = (input: ContentInput, options: CommonOptions) =>
   Effect.gen(function*() {
     const wants = (yield* FormatProjection).requested(options.formats)
     const { text } = decodeBody(input.bytes, input.contentTypeHeader)
-    const result = processHtml(text, {
+    const result = yield* processHtmlYielding(text, {
       url: input.url,
       onlyMainContent: options.onlyMainContent,
       includeTags: options.includeTags,

@@ -54,7 +54,7 @@ export interface IsolationOptions {
   readonly workers?: number | undefined
   /** Documents that may wait for a reader; one more gets a `Busy`/503. Default 64. */
   readonly queue?: number | undefined
-  /** Memory one reader process may use, in MB. Default: total memory / (2 × workers), 1,024 to 4,096. */
+  /** Memory one reader process may use, in MB. Default: total memory / (2 × workers), 1,024 to 2,048. */
   readonly memoryMb?: number | undefined
   /** Stop a reader process idle this long (ms). Default 60,000. */
   readonly idleMs?: number | undefined
@@ -62,7 +62,7 @@ export interface IsolationOptions {
 
 const defaultWorkers = () => Math.max(1, availableParallelism() - 1)
 const defaultMemoryMb = (workers: number) =>
-  Math.min(4096, Math.max(1024, Math.floor(totalmem() / 2 ** 20 / (2 * Math.max(1, workers)))))
+  Math.min(2048, Math.max(1024, Math.floor(totalmem() / 2 ** 20 / (2 * Math.max(1, workers)))))
 
 /** `STRATA_WORKERS`, `STRATA_WORKER_QUEUE` and `STRATA_WORKER_MEMORY_MB`, with their defaults. */
 export const isolationConfig: Effect.Effect<Required<Omit<IsolationOptions, "idleMs">>> = Effect.gen(function*() {

@@ -12,11 +12,12 @@
  * `links` and `metadata` always come from the whole page, whatever the filters.
  */
 import type { Root } from "hast"
+import { Effect } from "effect"
 import { hastToMarkdown } from "./HastToMarkdown.ts"
 import { cleanHtml } from "./HtmlClean.ts"
 import { collectLinks } from "./HtmlLinks.ts"
 import { extractMetadata } from "./HtmlMetadata.ts"
-import { parseHtml } from "./HtmlParser.ts"
+import { parseHtml, parseHtmlYielding } from "./HtmlParser.ts"
 import { serializeHtml } from "./HtmlSerialize.ts"
 import { extractMainContent, readMainContentHints } from "./MainContent.ts"
 import { hasMojibake, repairTreeText } from "./Mojibake.ts"
@@ -42,8 +43,13 @@ export interface HtmlResult {
   warnings?: Array<string>
 }
 
-export const processHtml = (html: string, options: HtmlOptions): HtmlResult => {
-  const parsed = parseHtml(html)
+export const processHtml = (html: string, options: HtmlOptions): HtmlResult => processParsedHtml(parseHtml(html), html, options)
+
+/** `processHtml` off the server's thread's critical path: the parse yields to the event loop (see `parseHtmlYielding`). */
+export const processHtmlYielding = (html: string, options: HtmlOptions): Effect.Effect<HtmlResult> =>
+  Effect.map(parseHtmlYielding(html), (parsed) => processParsedHtml(parsed, html, options))
+
+const processParsedHtml = (parsed: Root, html: string, options: HtmlOptions): HtmlResult => {
   // Text that was UTF-8 decoded as windows-1252 upstream ("letâ€™s") is read as it was written.
   if (hasMojibake(html)) repairTreeText(parsed)
   const metadata = extractMetadata(parsed, options.url)

@@ -5,6 +5,6 @@
  * srcset, lazy images), HtmlLinks, TagFilter, MainContent*, HastToMarkdown (+ MarkdownInline,
  * MarkdownEscape, MarkdownTable, MarkdownCode) and HtmlSerialize.
  */
-export { processHtml, htmlToMarkdown } from "./HtmlPipeline.ts"
+export { processHtml, processHtmlYielding, htmlToMarkdown } from "./HtmlPipeline.ts"
 export type { HtmlOptions, HtmlResult } from "./HtmlPipeline.ts"
 export { extractMainContent } from "./MainContent.ts"

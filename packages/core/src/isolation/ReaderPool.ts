@@ -10,7 +10,7 @@
  * - **Time.** At the request's deadline (plus a short grace for the reader's own Timeout to
  *   arrive) the process is killed, not only abandoned: the request's `timeout` ends the work.
  * - **Crashes.** A process that dies for any other reason fails only its own document.
- * A process that was killed, or that grew past `recycleMb`, is replaced for the next document.
+ * A process that was killed, or that grew past 384 MB, is replaced for the next document.
  *
  * Capacity: `size` processes read at once; up to `queue` more documents wait for one, and a
  * document beyond that is refused at once with `Busy` (503 with Retry-After at the HTTP edge)
@@ -56,6 +56,8 @@ const CANCEL_GRACE_MS = 1000
 const SPAWN_TIMEOUT_MS = 30_000
 /** How often a busy process's resident memory is read. */
 const WATCH_MS = 200
+/** Resident memory past which a process is replaced once its document is done. */
+const RECYCLE_MB = 384
 /** Documents one process reads before it is replaced (fragmentation and caches build up). */
 const MAX_JOBS = 200
 
@@ -201,7 +203,8 @@ const exitError = (format: DocumentFormat, proc: ReaderProcess, memoryMb: number
 export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOptions) {
   const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))
   const memoryMb = options.memoryMb
-  const recycleMb = Math.max(256, Math.floor(memoryMb / 2))
+  /** A process that grew past this (a fresh one with pdf.js loaded is about 150-200 MB) is replaced after its document. */
+  const recycleMb = Math.min(RECYCLE_MB, Math.floor(memoryMb / 2))
   const size = Math.max(1, options.size)
   const pool = yield* Pool.makeWithTTL({
     acquire: Effect.acquireRelease(spawnReader(options.entry, memoryMb), (proc) => Effect.sync(() => kill(proc, "shutdown"))),
@@ -326,17 +329,8 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
       }, WATCH_MS)
 
       let finished = false
-      const finish = Effect.gen(function*() {
-        if (finished) return
-        finished = true
-        clearTimeout(deadlineTimer)
-        clearInterval(watch)
-        if (!ended && !proc.dead) {
-          // The consumer went away first (cancelled, failed or out of time): ask the reader to stop, then make it.
-          post(proc, { type: "cancel", job })
-          yield* Deferred.await(settled).pipe(Effect.timeoutOption(CANCEL_GRACE_MS))
-          if (!ended) kill(proc, "cancel")
-        }
+      /** Ends the job; the process goes back to the pool, or is replaced. */
+      const release = Effect.gen(function*() {
         proc.handler = undefined
         proc.onExit = undefined
         proc.jobs++
@@ -348,6 +342,23 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
           idle(proc)
         }
         yield* Scope.close(scope, Exit.void)
+      })
+      const finish = Effect.suspend(() => {
+        if (finished) return Effect.void
+        finished = true
+        clearTimeout(deadlineTimer)
+        clearInterval(watch)
+        if (ended || proc.dead) return release
+        // The consumer went away first (cancelled, failed or out of time): ask the reader to stop,
+        // then make it. In the background: the request's answer (a timeout, say) does not wait for it.
+        post(proc, { type: "cancel", job })
+        return Effect.asVoid(Effect.forkDetach(Deferred.await(settled).pipe(
+          Effect.timeoutOption(CANCEL_GRACE_MS),
+          Effect.andThen(Effect.sync(() => {
+            if (!ended) kill(proc, "cancel")
+          })),
+          Effect.andThen(release)
+        )))
       })
 
       // The caller's scope ends the job even if the pages are never read.

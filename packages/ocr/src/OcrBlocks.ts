@@ -2,10 +2,11 @@
  * From OCR lines to Document blocks: lines are grouped into paragraphs by vertical gaps and
  * height changes, tall short paragraphs become section headers, bullets become list items, and
  * each block carries `source: "layout_ocr"` and its OCR confidence. Boxes are normalised to the
- * page (through `region` when the image covers only part of it).
+ * page (through `region` when the image covers only part of it). Blocks carry their structure
+ * (heading level, list item); core writes their markdown.
  */
-import { makeBlock } from "@strata/core"
-import type { Block, BlockKind, OcrLine, OcrResult } from "@strata/core"
+import { structuredBlock } from "@strata/core"
+import type { Block, BlockKind, BlockStructure, OcrLine, OcrResult } from "@strata/core"
 
 export interface OcrBlocksOptions {
   /** Where the OCR'd image lies on the page, normalised [x0, y0, x1, y1]; default the whole page. */
@@ -107,21 +108,20 @@ export const ocrPageToBlocks = (
     const height = median(para.map((l) => l.bbox[3] - l.bbox[1]))
     let text = joinLines(para)
     let kind: BlockKind = "text"
-    let content: string
+    let structure: BlockStructure
     const ratio = height / body
     if (para.length <= 3 && ratio >= 1.3 && text.length <= 200 && /\p{L}/u.test(text)) {
       kind = "section_header"
-      content = `${ratio >= 1.9 ? "#" : ratio >= 1.5 ? "##" : "###"} ${text.replace(/^#+\s*/, "")}`
+      structure = { heading: { level: ratio >= 1.9 ? 1 : ratio >= 1.5 ? 2 : 3 }, text: text.replace(/^#+\s*/, "") }
     } else if (BULLET.test(text)) {
       kind = "list_item"
       text = text.replace(BULLET, "")
-      content = `- ${text}`
-    } else content = escapeLeading(text)
-    blocks.push(makeBlock(kind, content, {
+      structure = { list: { depth: 0, ordinal: null, indent: 0 }, text }
+    } else structure = { text: escapeLeading(text) }
+    blocks.push(structuredBlock(kind, structure, {
       bbox: norm([x0, y0, x1, y1]),
       source: "layout_ocr",
-      confidence: { layout: null, ocr: confidence },
-      ...(kind === "list_item" ? { depth: 0 } : {})
+      confidence: { layout: null, ocr: confidence }
     }))
   }
   return blocks

@@ -6,7 +6,7 @@
  * "heading N" and `\outlinelevel` give headings, `\ls`/`\ilvl` lists, `\intbl`/`\cell`/`\row`
  * tables, `{\footnote}` notes, HYPERLINK fields links; `\info` gives the metadata.
  */
-import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
+import { gridOfRows, makeBlock, structuredBlock, type Block } from "@strata/core"
 import { corrupt } from "./Failure.ts"
 import { finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
 
@@ -98,8 +98,8 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
   }
   const flushTable = () => {
     if (rows.length > 0) {
-      const markdown = writeTable(gridOfRows(rows))
-      if (markdown.length > 0) blocks.push(makeBlock("table", markdown, { source }))
+      const table = structuredBlock("table", { table: { ...gridOfRows(rows), headerRows: 1 } }, { source })
+      if (table.content.length > 0) blocks.push(table)
     }
     rows = []
     row = []
@@ -120,7 +120,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
     const named = /^heading\s*([1-9])$/i.exec(name)
     const level = named !== null ? Number(named[1]) : outline !== undefined ? outline + 1 : /^title$/i.test(name) ? 0 : undefined
     if (level !== undefined) {
-      blocks.push(makeBlock(level === 0 ? "title" : "section_header", `${"#".repeat(Math.max(1, Math.min(6, level)))} ${inline.replace(/^\*\*(.*)\*\*$/, "$1")}`, { source }))
+      blocks.push(structuredBlock(level === 0 ? "title" : "section_header", { heading: { level: Math.max(1, level) }, text: inline.replace(/^\*\*(.*)\*\*$/, "$1") }, { source }))
     } else if (list !== undefined || marker.length > 0) {
       const depth = list?.level ?? 0
       const ordered = /^\(?[0-9ivxlcIVXLC]+[.)]/.test(marker) || /^[a-zA-Z][.)]$/.test(marker)

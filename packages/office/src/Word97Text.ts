@@ -6,7 +6,7 @@
  * lists and emphasis are not (the caller says so in a diagnostic).
  */
 import CFB_MODULE from "cfb"
-import { gridOfRows, makeBlock, type Block, writeTable } from "@strata/core"
+import { gridOfRows, makeBlock, structuredBlock, type Block } from "@strata/core"
 import { corrupt, unsupported } from "./Failure.ts"
 import { escapeBlockStart, escapeInline } from "./MarkdownText.ts"
 
@@ -98,8 +98,8 @@ export const word97Blocks = (text: string): Array<Block> => {
   const inlineOf = (s: string) => escapeBlockStart(escapeInline(s.replace(/[ \t\u00a0]+/g, " ").trim()))
   const flushTable = () => {
     if (rows.length > 0) {
-      const markdown = writeTable(gridOfRows(rows))
-      if (markdown.length > 0) blocks.push(makeBlock("table", markdown, { source: "doc" }))
+      const table = structuredBlock("table", { table: { ...gridOfRows(rows), headerRows: 1 } }, { source: "doc" })
+      if (table.content.length > 0) blocks.push(table)
     }
     rows = []
   }

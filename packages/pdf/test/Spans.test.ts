@@ -1,12 +1,13 @@
 /**
- * Property test over generated documents: every block with a span slices back to its content in
- * the document markdown (with and without page markers), furniture has no span, and every word
- * drawn in the body comes back in the markdown.
+ * Property test over generated documents: every block's content is what core's block writer
+ * writes from its structure, every block with a span slices back to its content in the document
+ * markdown (with and without page markers), furniture has no span, and every word drawn in the
+ * body comes back in the markdown.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { isFurniture, writeMarkdown } from "@strata/core"
+import { blockMarkdown, isFurniture, writeMarkdown } from "@strata/core"
 import { makePdf } from "./helpers/MakePdf.ts"
 import { readAll } from "./helpers/ReadAll.ts"
 
@@ -59,6 +60,7 @@ describe("markdown spans", () => {
         fc.asyncProperty(documentSpec, fc.boolean(), async (spec, pageMarkers) => {
           const bytes = await draw(spec)
           const result = await Effect.runPromise(readAll(bytes))
+          for (const page of result.pages) for (const block of page.blocks) assert.strictEqual(block.content, blockMarkdown(block))
           const written = writeMarkdown(result.pages, { pageMarkers })
           for (const page of written.blocks) {
             for (const block of page.items) {

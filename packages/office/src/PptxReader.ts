@@ -240,6 +240,5 @@ const notes = (zip: ZipArchive, rels: Map<string, Relationship>): Array<Block> =
     if (text.length > 0) texts.push(text)
   }
   if (texts.length === 0) return []
-  const body = texts.join("\n").split("\n").map((line) => `> ${line}`).join("\n")
-  return [makeBlock("text", `> **Notes:**\n${body}`, { source, label: "speaker_notes" })]
+  return [structuredBlock("text", { text: `**Notes:**\n${texts.join("\n")}`, quote: true }, { source, label: "speaker_notes" })]
 }

@@ -184,7 +184,11 @@ export const DocumentInfo = Schema.Struct({
 })
 export type DocumentInfo = typeof DocumentInfo.Type
 
-/** A convenience for readers: a block with the defaults most of them want. */
+/**
+ * A block whose reader wrote its fragment itself (furniture, footnotes, and what is not yet
+ * moved to structure), with the defaults most readers want. A block with structure is made
+ * with `structuredBlock` (`markdown/BlockMarkdown.ts`), which writes `content` from it.
+ */
 export const makeBlock = (
   kind: BlockKind,
   content: string,

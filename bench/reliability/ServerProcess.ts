@@ -110,7 +110,7 @@ export class ServerProcess {
     log.write(`\n=== start ${new Date().toISOString()} port ${this.port} root ${root}\n`)
     const child = spawn(
       join(repoRoot, "node_modules/.bin/node"),
-      ["--conditions=@strata/source", "--max-semi-space-size=8", "--heap-growing-percent=150", "packages/http/src/bin.ts"],
+      ["--conditions=@strata/source", "--max-semi-space-size=8", "--heap-growing-percent=150", "--expose-gc", "packages/http/src/bin.ts"],
       {
         cwd: root,
         env: {

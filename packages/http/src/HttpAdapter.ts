@@ -92,14 +92,19 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
   Effect.gen(function*() {
     const started = performance.now()
     const request = yield* HttpServerRequest.HttpServerRequest
-    const { config, rateLimiter } = yield* ServerSettings
+    const { config, rateLimiter, idle } = yield* ServerSettings
     const keys = yield* ApiKeys
     const path = pathOf(request.url)
     const suppliedId = request.headers["x-request-id"]
     const requestId = isValidRequestId(suppliedId) ? suppliedId : randomUUID()
     const context: RequestContext = { requestId, keyId: undefined, logFields: {} }
     // In flight until the response is out; the supervisor logs the ones a crash cut short.
-    whenResponseCloses(request, config.trackRequest({ requestId, method: request.method, path }))
+    const untrack = config.trackRequest({ requestId, method: request.method, path })
+    idle.started()
+    whenResponseCloses(request, () => {
+      untrack()
+      idle.ended()
+    })
 
     let logged = false
     const log = (status: number) => {

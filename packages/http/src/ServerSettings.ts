@@ -3,14 +3,16 @@
  * route handlers read.
  */
 import { Context, Layer } from "effect"
+import { type IdleCollector, makeIdleCollector } from "./IdleCollector.ts"
 import { makeRateLimiter, type RateLimiter } from "./RateLimiter.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
 
 export class ServerSettings extends Context.Service<ServerSettings, {
   readonly config: ServerConfig
   readonly rateLimiter: RateLimiter
+  readonly idle: IdleCollector
 }>()("@strata/http/ServerSettings") {
   static readonly layer = (config: ServerConfig) =>
     Layer.sync(ServerSettings, () =>
-      ServerSettings.of({ config, rateLimiter: makeRateLimiter(config.rateLimitPerMinute) }))
+      ServerSettings.of({ config, rateLimiter: makeRateLimiter(config.rateLimitPerMinute), idle: makeIdleCollector() }))
 }

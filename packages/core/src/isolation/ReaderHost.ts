@@ -54,6 +54,14 @@ const truncationWarning = (pageNumber: number, numPages: number | undefined): Di
   }
 }
 
+/** Resident memory past which a reader collects once its document is done (it is idle then: nobody waits). */
+const COLLECT_ABOVE_MB = 256
+
+const collectIfLarge = () => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc !== undefined && process.memoryUsage.rss() > COLLECT_ABOVE_MB * 2 ** 20) setImmediate(gc)
+}
+
 /** Runs this process as a reader process. Call it from the module a `ReaderPool` forks. */
 export const serveReaders = (build: BuildReaders): void => {
   const send = (message: FromReader) => {
@@ -168,6 +176,7 @@ export const serveReaders = (build: BuildReaders): void => {
           fiber = undefined
           current = undefined
           pendingOcr.clear()
+          collectIfLarge()
           if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return send({ type: "end", job })
           const error = Cause.findErrorOption(exit.cause)
           if (Option.isSome(error) && error.value instanceof DocumentError) {

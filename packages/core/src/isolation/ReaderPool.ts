@@ -98,6 +98,8 @@ const kill = (proc: ReaderProcess, why: KilledFor) => {
 const readerExecArgv = (heapMb: number): Array<string> => [
   ...process.execArgv.filter((flag) => !/^--(max-old-space-size|max-semi-space-size|heap-growing-percent|inspect|inspect-brk|debug-port)/.test(flag)),
   `--max-old-space-size=${heapMb}`,
+  // The reader collects after a large document, while it waits for the next (ReaderHost.ts).
+  "--expose-gc",
   // A small young generation: pdf.js allocates fast and short-lived, and large semi-spaces are never given back.
   "--max-semi-space-size=8"
 ]

@@ -135,6 +135,8 @@ export const Block = Schema.Struct({
   image: Schema.optional(ImageInfo),
   code: Schema.optional(CodeInfo),
   formula: Schema.optional(FormulaInfo),
+  /** A footnote's (or endnote's) label: the block is its definition, `[^label]: text`. */
+  note: Schema.optional(Schema.Struct({ label: Schema.String })),
   /** A quoted paragraph (a quote style): its text is written as a block quote. */
   quote: Schema.optional(Schema.Boolean),
   bbox: Schema.NullOr(BBox),

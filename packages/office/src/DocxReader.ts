@@ -4,7 +4,7 @@
  * one page of blocks. Headers and footers become furniture blocks (kept out of the markdown);
  * footnotes and endnotes follow the body as `[^n]: ...` definitions. Macros are never touched.
  */
-import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
+import { makeBlock, structuredBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { DocxBody, restoreNoteMarkers, type DocxContext } from "./DocxBody.ts"
 import { DocxNumbering, DocxStyles } from "./DocxStyles.ts"
 import { corrupt } from "./Failure.ts"
@@ -97,7 +97,7 @@ const notes = (zip: ZipArchive, ctx: DocxContext, rels: Map<string, Relationship
     const note = parts.get(kind)?.get(id)
     if (note === undefined) continue
     const text = new DocxBody(ctx).convert(note).map((b) => b.content).join(" ").replace(/\s+/g, " ").trim()
-    out.push(makeBlock("footnote", restoreNoteMarkers(`[^${label}]: ${text}`), { source: "docx" }))
+    out.push(structuredBlock("footnote", { note: { label }, text: restoreNoteMarkers(text) }, { source: "docx" }))
   }
   return out
 }

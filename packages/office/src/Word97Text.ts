@@ -84,7 +84,7 @@ export const word97Footnotes = (story: string): Array<Block> =>
     .split("\r")
     .map((note) => note.replace(/[\u0002\u0003\u0004]/g, "").replace(/\s+/g, " ").trim())
     .filter((note) => note.length > 0)
-    .map((note, i) => makeBlock("footnote", `[^${i + 1}]: ${escapeInline(note)}`, { source: "doc" }))
+    .map((note, i) => structuredBlock("footnote", { note: { label: String(i + 1) }, text: escapeInline(note) }, { source: "doc" }))
 
 /** Blocks of the main text: paragraphs and tables (cells end with U+0007, a row with an extra one). */
 export const word97Blocks = (text: string): Array<Block> => {

@@ -1,6 +1,6 @@
 /**
  * The one block writer: a block's markdown fragment from its structure (heading level, list
- * depth and ordinal, table grid, image, code language, formula source, quote) and its inline
+ * depth and ordinal, table grid, image, code language, formula source, note label, quote) and its inline
  * text, which is inline markdown (emphasis, links, hard breaks) written as it is.
  * Readers say what a block is; this module alone decides how it is written, so that every
  * format's headings, lists, tables and fences read the same.
@@ -20,6 +20,7 @@ export interface BlockStructure {
   readonly image?: ImageInfo | undefined
   readonly code?: CodeInfo | undefined
   readonly formula?: FormulaInfo | undefined
+  readonly note?: { readonly label: string } | undefined
   readonly quote?: boolean | undefined
 }
 
@@ -63,6 +64,7 @@ export const blockMarkdown = (block: BlockStructure): string => {
   if (block.image !== undefined) return image(block.image)
   if (block.code !== undefined) return code(block.code, text)
   if (block.formula !== undefined) return formula(block.formula)
+  if (block.note !== undefined) return `[^${block.note.label}]: ${text}`
   if (block.heading !== undefined) return heading(block.heading, text)
   if (block.list !== undefined) return listItem(block.list, text)
   if (block.quote === true) return text.split("\n").map((line) => `> ${line}`).join("\n")

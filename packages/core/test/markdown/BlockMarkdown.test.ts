@@ -21,6 +21,7 @@ describe("blockMarkdown", () => {
     })).toBe("| a | b |\n| --- | --- |\n| 1 | 2 |")
     expect(blockMarkdown({ text: "Just *text*." })).toBe("Just *text*.")
     expect(blockMarkdown({ text: "said\nand done", quote: true })).toBe("> said\n> and done")
+    expect(blockMarkdown({ note: { label: "2" }, text: "Measured at noon." })).toBe("[^2]: Measured at noon.")
   })
 
   it("a structured block's content is what the writer writes, and its span slices back to it (property)", () => {
@@ -32,7 +33,8 @@ describe("blockMarkdown", () => {
       fc.record({ formula: fc.record({ source: text, notation: fc.constantFrom("latex" as const, "text" as const), display: fc.boolean() }) }),
       fc.record({ image: fc.record({ src: fc.constant(""), alt: text }) }),
       fc.record({ text }),
-      fc.record({ text, quote: fc.boolean() })
+      fc.record({ text, quote: fc.boolean() }),
+      fc.record({ note: fc.record({ label: fc.stringMatching(/^[0-9a-z]{1,3}$/) }), text })
     )
     const kindOf = (s: BlockStructure) =>
       s.heading !== undefined ? "section_header" as const : s.list !== undefined ? "list_item" as const

@@ -32,7 +32,8 @@ const openOdf = (bytes: Uint8Array, format: string) => {
   return { styles, info, body, embedded, partBytes }
 }
 
-const notesBlocks = (ctx: OdfContext): Array<Block> => ctx.notes.map((note) => makeBlock("footnote", note, { source: ctx.source }))
+const notesBlocks = (ctx: OdfContext): Array<Block> =>
+  ctx.notes.map(({ label, text }) => structuredBlock("footnote", { note: { label }, text }, { source: ctx.source }))
 
 export const readOdt = (bytes: Uint8Array, format: string): ParsedDocument => {
   const { styles, info, body, embedded, partBytes } = openOdf(bytes, format)

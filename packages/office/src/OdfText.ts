@@ -88,7 +88,7 @@ export class OdfStyles {
 export interface OdfContext {
   readonly styles: OdfStyles
   readonly source: string
-  readonly notes: Array<string>
+  readonly notes: Array<{ readonly label: string; readonly text: string }>
   /** Headings move one level down when the document has a Title paragraph (it takes `#`). */
   readonly hasTitle?: boolean
   /** The content.xml of an embedded object (`./Object 1`), for charts. */
@@ -141,7 +141,7 @@ export const odfRuns = (el: XmlElement, ctx: OdfContext, inherited: { bold: bool
       case "note": {
         const body = child(c, "note-body")
         const label = String(ctx.notes.length + 1)
-        ctx.notes.push(`[^${label}]: ${collapseSpaces(descendants(body ?? c, "p").map(textOf).join(" ")).trim()}`)
+        ctx.notes.push({ label, text: collapseSpaces(descendants(body ?? c, "p").map(textOf).join(" ")).trim() })
         out.push({ text: `\u0002${label}\u0003` })
         break
       }

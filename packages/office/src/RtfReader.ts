@@ -45,7 +45,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
   const blocks: Array<Block> = []
   const metadata: Record<string, string> = {}
   const styles = new Map<number, string>()
-  const notes: Array<string> = []
+  const notes: Array<{ readonly label: string; readonly text: string }> = []
   let state: State = { bold: false, italic: false, strike: false, skip: false, uc: 1, target: "body", infoKey: undefined, href: undefined }
   const stack: Array<State> = []
   // Paragraph state.
@@ -156,7 +156,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
       }
       if (closing.target === "footnote" && stack[stack.length - 1]?.target !== "footnote") {
         const label = String(notes.length + 1)
-        notes.push(`[^${label}]: ${finishParagraph(renderRuns(footnoteRuns))}`)
+        notes.push({ label, text: finishParagraph(renderRuns(footnoteRuns)) })
         footnoteRuns = []
         runs.push({ text: `\u0002${label}\u0003` })
       }
@@ -374,7 +374,7 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
   }
   if (runs.length > 0) endParagraph()
   flushTable()
-  for (const note of notes) blocks.push(makeBlock("footnote", note, { source }))
+  for (const { label, text } of notes) blocks.push(structuredBlock("footnote", { note: { label }, text }, { source }))
   for (const key of Object.keys(metadata)) metadata[key] = metadata[key].trim()
   return { blocks, metadata }
 }

@@ -4,14 +4,14 @@
  * commentAuthors.xml) and Excel cell comments (comments part with its author list) are read;
  * threaded-comment placeholders ("[Threaded comment]" boilerplate) are left out.
  */
-import { makeBlock, type Block, type ZipArchive } from "@strata/core"
+import { structuredBlock, type Block, type ZipArchive } from "@strata/core"
 import { escapeInline } from "./MarkdownText.ts"
 import { descendants, parseXml, textOf, type Relationship } from "./Xml.ts"
 
 const commentBlock = (author: string | undefined, where: string | undefined, text: string, source: string): Block => {
   const who = [author, where].filter((s): s is string => s !== undefined && s.length > 0).join(", ")
   const body = escapeInline(text.replace(/\s+/g, " ").trim())
-  return makeBlock("text", `> **Comment${who.length > 0 ? ` (${escapeInline(who)})` : ""}:** ${body}`, { source, label: "comment" })
+  return structuredBlock("text", { text: `**Comment${who.length > 0 ? ` (${escapeInline(who)})` : ""}:** ${body}`, quote: true }, { source, label: "comment" })
 }
 
 const commentParts = (rels: Map<string, Relationship>): Array<string> =>

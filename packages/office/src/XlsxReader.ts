@@ -5,10 +5,10 @@
  * (vbaProject.bin) are never read.
  */
 import SSF_MODULE from "ssf"
-import { makeBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
+import { structuredBlock, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { chartBlocks } from "./Charts.ts"
 import { xlsxComments } from "./Comments.ts"
-import { imageMarkdown } from "./MarkdownText.ts"
+import { imageInfo } from "./MarkdownText.ts"
 import { corrupt } from "./Failure.ts"
 import { readProperties } from "./OfficeMetadata.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
@@ -110,7 +110,7 @@ const drawingBlocks = (zip: ZipArchive, sheetPart: string): Array<Block> => {
       const chartXml = chartPart === undefined ? undefined : zip.text(chartPart)
       if (chartXml !== undefined) blocks.push(...chartBlocks(chartXml, "xlsx"))
       else if (firstDescendant(anchor, "pic") !== undefined) {
-        blocks.push(makeBlock("figure", imageMarkdown(firstDescendant(anchor, "cNvPr")?.attrs.descr ?? ""), { source: "xlsx" }))
+        blocks.push(structuredBlock("figure", { image: imageInfo(firstDescendant(anchor, "cNvPr")?.attrs.descr ?? "") }, { source: "xlsx" }))
       }
     }
   }

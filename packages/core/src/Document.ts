@@ -204,3 +204,17 @@ export const makeBlock = (
   ...(options.label !== undefined ? { label: options.label } : {}),
   ...(options.depth !== undefined ? { depth: options.depth } : {})
 })
+
+/**
+ * The block with its markdown replaced (cut, redacted): the structure fields no longer describe
+ * it, so they are dropped and the new `content` stands alone.
+ */
+export const withContent = (block: Block, content: string): Block => ({
+  kind: block.kind,
+  content,
+  bbox: block.bbox,
+  source: block.source,
+  confidence: block.confidence,
+  ...(block.label !== undefined ? { label: block.label } : {}),
+  ...(block.depth !== undefined ? { depth: block.depth } : {})
+})

@@ -112,7 +112,9 @@ export const supervise = (options: SuperviseOptions): Promise<number> =>
       let listened = false
       const child = fork(options.script, [...options.args], {
         execArgv: [...options.execArgv],
-        env: { ...options.env, [supervisedChildVariable]: "1" },
+        // glibc gives freed memory back (fixed mmap threshold, earlier trim; as core's ReaderPool
+        // does for its readers): 51 MB less resident after two 23 MB uploads. An operator's setting wins.
+        env: { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TRIM_THRESHOLD_: "1048576", ...options.env, [supervisedChildVariable]: "1" },
         stdio: ["ignore", "inherit", "inherit", "ipc"],
         detached: true
       })

@@ -14,7 +14,7 @@
  */
 import { Cause, Effect, Exit, Fiber, Option, Stream } from "effect"
 import { setPriority } from "node:os"
-import type { Block, Diagnostic, Page } from "../Document.ts"
+import { type Block, type Diagnostic, type Page, withContent } from "../Document.ts"
 import { Corrupt, DocumentError, type DocumentReaders } from "../DocumentReader.ts"
 import type { OcrEngine, OcrError, OcrResult } from "../Ocr.ts"
 import { documentErrorOf, type FromReader, type OcrInfo, ocrErrorOf, serialDocumentError, type SerialOcrError, type ToReader } from "./ReaderProtocol.ts"
@@ -36,7 +36,7 @@ export const capPage = (page: Page, left: number): { readonly page: Page; readon
       continue
     }
     const room = Math.max(0, left - used)
-    if (room > 0) blocks.push({ ...block, content: block.content.slice(0, room) })
+    if (room > 0) blocks.push(withContent(block, block.content.slice(0, room)))
     used += room
     return { page: { ...page, status: "partial", blocks }, used, cut: true }
   }

@@ -94,6 +94,14 @@ const kill = (proc: ReaderProcess, why: KilledFor) => {
   }
 }
 
+/**
+ * glibc's allocator settings that give freed memory back to the system: a fixed mmap threshold
+ * (by default it climbs after each large free, and a 23 MB buffer then lands in the heap for good)
+ * and an earlier trim. Measured: 51 MB less resident after two 23 MB uploads. The environment's
+ * own settings win.
+ */
+export const RETURN_FREED_MEMORY = { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TRIM_THRESHOLD_: "1048576" } as const
+
 /** Node flags for a reader process: the server's own (module conditions, ...) with memory flags of its own. */
 const readerExecArgv = (heapMb: number): Array<string> => [
   ...process.execArgv.filter((flag) => !/^--(max-old-space-size|max-semi-space-size|heap-growing-percent|inspect|inspect-brk|debug-port)/.test(flag)),
@@ -105,7 +113,15 @@ const readerExecArgv = (heapMb: number): Array<string> => [
 ]
 
 const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess, DocumentError> =>
-  Effect.callback<ReaderProcess, DocumentError>((resume) => {
+  Effect.callback<ReaderProcess, DocumentError>((resumeOnce) => {
+    // The process's listeners outlive the start; they must not hold the starting fiber (and with it
+    // the request that started the process: a 23 MB upload stayed resident that way).
+    let pending: typeof resumeOnce | undefined = resumeOnce
+    const resume: typeof resumeOnce = (effect) => {
+      const settle = pending
+      pending = undefined
+      settle?.(effect)
+    }
     const startFailed = (message: string) =>
       new DocumentError({ format: "document", reason: new MissingComponent({ component: "reader process", message }) })
     let child: ChildProcess
@@ -113,6 +129,7 @@ const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess,
       child = fork(fileURLToPath(entry), [], {
         execArgv: readerExecArgv(Math.max(128, Math.floor(memoryMb * 0.75))),
         serialization: "advanced",
+        env: { ...RETURN_FREED_MEMORY, ...process.env },
         stdio: ["ignore", "inherit", "inherit", "ipc"],
         detached: true
       })

@@ -163,7 +163,7 @@ describe("ReaderPool", () => {
 })
 
 describe("capPage", () => {
-  const page: Page = { pageNumber: 3, status: "ok", width: null, height: null, blocks: [makeBlock("text", "abcde"), makeBlock("text", "fghij")] }
+  const page: Page = { pageNumber: 3, status: "ok", width: null, height: null, blocks: [makeBlock("text", "abcde"), { ...makeBlock("text", "fghij"), text: "fghij" }] }
   it("keeps a page that fits, and cuts the block that crosses the budget", () => {
     expect(capPage(page, 100)).toEqual({ page, used: 10, cut: false })
     const cut = capPage(page, 7)
@@ -171,6 +171,8 @@ describe("capPage", () => {
     expect(cut.used).toBe(7)
     expect(cut.page.status).toBe("partial")
     expect(cut.page.blocks.map((b) => b.content)).toEqual(["abcde", "fg"])
+    // The structure described the whole block; the cut one stands on its content alone.
+    expect(cut.page.blocks[1]).not.toHaveProperty("text")
   })
   it("budgets tens of millions of characters per document", () => {
     expect(MAX_DOCUMENT_CHARS).toBeGreaterThanOrEqual(10_000_000)

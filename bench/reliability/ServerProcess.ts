@@ -114,6 +114,10 @@ export class ServerProcess {
       {
         cwd: root,
         env: {
+          // What npm start's supervisor gives the server it runs (Supervisor.ts): Node's flags
+          // above, and glibc's settings that return freed memory.
+          MALLOC_MMAP_THRESHOLD_: "131072",
+          MALLOC_TRIM_THRESHOLD_: "1048576",
           ...process.env,
           PORT: String(this.port),
           HOST: "127.0.0.1",

@@ -71,6 +71,8 @@ interface ReaderProcess {
   dead: boolean
   killedFor: KilledFor | undefined
   jobs: number
+  /** Stops the process when it stays idle (effect's Pool reclaims idle items only when asked for one). */
+  idleTimer: ReturnType<typeof setTimeout> | undefined
 }
 
 /** Resident memory of a process in MB, from /proc (undefined where there is none). */
@@ -144,7 +146,8 @@ const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess,
       onExit: undefined,
       dead: false,
       killedFor: undefined,
-      jobs: 0
+      jobs: 0,
+      idleTimer: undefined
     }
     let ready = false
     const timer = setTimeout(() => {
@@ -236,6 +239,18 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
   /** Documents holding or waiting for a process. */
   let inFlight = 0
   let nextJob = 1
+  const idleMs = options.idleMs ?? 60_000
+  const runInPool = yield* FiberSet.makeRuntime<never, void, never>()
+  /** An idle process is stopped after `idleMs`; its memory goes back to the system. */
+  const stopWhenIdle = (proc: ReaderProcess) => {
+    clearTimeout(proc.idleTimer)
+    proc.idleTimer = setTimeout(() => {
+      proc.idleTimer = undefined
+      // Invalidated while available, the process leaves the pool and its release (a kill) runs.
+      runInPool(Pool.invalidate(pool, proc))
+    }, idleMs)
+    proc.idleTimer.unref()
+  }
 
   const ocrInfo = (): OcrInfo | undefined =>
     ocr === undefined ? undefined : {
@@ -338,6 +353,8 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
         fail(exitError(format, proc, memoryMb, timeoutMs, code, signal))
       }
 
+      clearTimeout(proc.idleTimer)
+      proc.idleTimer = undefined
       busy(proc)
       const deadlineTimer = setTimeout(() => {
         if (!ended) kill(proc, "deadline")
@@ -359,6 +376,7 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
           yield* Pool.invalidate(pool, proc)
         } else {
           idle(proc)
+          stopWhenIdle(proc)
         }
         yield* Scope.close(scope, Exit.void)
       })

@@ -6,6 +6,7 @@
  * process's engine; a consumer that stops early does not leave the reader working.
  */
 import { describe, expect, it } from "vitest"
+import { readdirSync, readFileSync } from "node:fs"
 import { Effect, Exit, Layer, type Scope, Stream } from "effect"
 import { capPage, DocumentReaders, makeBlock, MAX_DOCUMENT_CHARS, OcrEngine, ReaderPool } from "../../src/index.ts"
 import type { DocumentError, Page, ReadRequest } from "../../src/index.ts"
@@ -159,6 +160,41 @@ describe("ReaderPool", () => {
     expect(taken.map((p) => p.pageNumber)).toEqual([1, 2])
     // The 48 slow pages left (about 10 s) were not read first.
     expect(nextMs).toBeLessThan(3000)
+  })
+})
+
+/** Live child processes of this process (Linux: the parent pid in /proc/<pid>/stat). */
+const children = () => {
+  let count = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (Number(fields[1]) === process.pid && fields[0] !== "Z") count++
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count
+}
+
+describe("ReaderPool when idle", () => {
+  it("stops a process left idle, and starts one for the next document", async () => {
+    // Earlier tests' stopped readers may still be exiting.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const seen = await run(Effect.gen(function*() {
+      const before = children()
+      yield* readAll("pages 1")
+      const working = children()
+      yield* Effect.sleep(1500)
+      const idle = children()
+      const next = yield* readAll("pages 2")
+      return { before, working, idle, next }
+    }), poolLayer({ idleMs: 500 }))
+    expect(seen.working).toBe(seen.before + 1)
+    expect(seen.idle).toBe(seen.before)
+    expect(seen.next).toEqual(["page 1 of 2", "page 2 of 2"])
   })
 })
 

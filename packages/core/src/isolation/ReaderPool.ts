@@ -106,7 +106,7 @@ export const RETURN_FREED_MEMORY = { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TR
 
 /** Node flags for a reader process: the server's own (module conditions, ...) with memory flags of its own. */
 const readerExecArgv = (heapMb: number): Array<string> => [
-  ...process.execArgv.filter((flag) => !/^--(max-old-space-size|max-semi-space-size|heap-growing-percent|inspect|inspect-brk|debug-port)/.test(flag)),
+  ...process.execArgv.filter((flag) => !/^--(max-old-space-size|max-semi-space-size|heap-growing-percent|expose-gc|inspect|inspect-brk|debug-port)/.test(flag)),
   `--max-old-space-size=${heapMb}`,
   // The reader collects after a large document, while it waits for the next (ReaderHost.ts).
   "--expose-gc",

@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { basename } from "node:path"
-import { createStrata, type Page, type Redactor } from "strata"
+import { createStrata, type Page, type Redactor, withContent } from "strata"
 
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g
 const PHONE = /\+?\d[\d ()-]{7,}\d/g
@@ -18,7 +18,9 @@ const mask = (text: string) => text.replace(EMAIL, "<EMAIL>").replace(PHONE, "<P
 
 const redactContacts: Redactor = {
   name: "contacts",
-  redactPage: (page: Page) => Effect.succeed({ ...page, blocks: page.blocks.map((block) => ({ ...block, content: mask(block.content) })) }),
+  // withContent: the masked block keeps its kind and place; its structure (the unmasked table or
+  // list it was written from) is dropped, so nothing downstream can write the original back.
+  redactPage: (page: Page) => Effect.succeed({ ...page, blocks: page.blocks.map((block) => withContent(block, mask(block.content))) }),
   redactText: (markdown: string) => Effect.succeed(mask(markdown))
 }
 

@@ -61,7 +61,8 @@ export {
   type TableSplit,
   type TextRun,
   TypeDetection,
-  type TypeDetector
+  type TypeDetector,
+  withContent
 } from "@strata/core"
 
 let shared: StrataClient | undefined

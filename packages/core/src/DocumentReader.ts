@@ -103,6 +103,10 @@ export class DocumentError extends Schema.TaggedError<DocumentError>()("Document
 
 // ---- the registry ------------------------------------------------------------------------------
 
+/** The error for a format no installed reader reads. */
+export const noReaderFor = (format: DocumentFormat): DocumentError =>
+  new DocumentError({ format, reason: new UnsupportedFormat({ message: `no reader for ${format} is installed on this server` }) })
+
 /** One format reader, as a package exports it. */
 export interface Reader {
   readonly name: string
@@ -124,12 +128,7 @@ export class DocumentReaders extends Context.Service<DocumentReaders, {
       supports: (format) => byFormat.has(format),
       read: (request) => {
         const reader = byFormat.get(request.format)
-        return reader === undefined
-          ? Effect.fail(new DocumentError({
-            format: request.format,
-            reason: new UnsupportedFormat({ message: `no reader for ${request.format} is installed on this server` })
-          }))
-          : reader.read(request)
+        return reader === undefined ? Effect.fail(noReaderFor(request.format)) : reader.read(request)
       }
     })
   }

@@ -8,9 +8,9 @@
  */
 import { Effect, Stream } from "effect"
 import type { Diagnostic, Page } from "./Document.ts"
-import type { DocumentError, ReadOptions, ReadRequest } from "./DocumentReader.ts"
+import type { DocumentError, ReadRequest } from "./DocumentReader.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
-import { MarkdownWriter, type OutputBlockPage, type OutputPage, type PushResult } from "./MarkdownWriter.ts"
+import { MarkdownWriter, type PushResult } from "./MarkdownWriter.ts"
 import { DocumentUnreadable, Overloaded, scrapeError, StageFailed, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { StageError } from "./stages/StageError.ts"

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { detectFormat, type DocumentFormat } from "@strata/core"
-import { asMacroEnabled, buildBinaryWorkbook, buildCsv, buildDocx, buildEpub, buildOdp, buildOds, buildOdt, buildPptx, buildPptxChart, buildRtf, buildXlsx } from "./fixtures/Builders.ts"
+import { detectFormat } from "@strata/core"
+import { asMacroEnabled, buildBinaryWorkbook, buildCsv, buildDocx, buildEpub, buildOdp, buildOds, buildOdt, buildPptx, buildPptxChart, buildRtf, buildXlsx, type FormatCase, formatCases } from "./fixtures/Builders.ts"
 import { readDocument } from "./fixtures/ReadDocument.ts"
 
 const goldenDir = new URL("./fixtures/golden/", import.meta.url)
@@ -23,19 +23,7 @@ const golden = (name: string, markdown: string): void => {
   expect(markdown).toBe(readFileSync(file, "utf8").replace(/\n$/, ""))
 }
 
-const cases: Array<{ name: string; format: DocumentFormat; build: () => Uint8Array | Promise<Uint8Array> }> = [
-  { name: "docx", format: "docx", build: buildDocx },
-  { name: "xlsx", format: "xlsx", build: buildXlsx },
-  { name: "xls", format: "xls", build: () => buildBinaryWorkbook("biff8") },
-  { name: "xlsb", format: "xlsb", build: () => buildBinaryWorkbook("xlsb") },
-  { name: "pptx", format: "pptx", build: buildPptx },
-  { name: "odt", format: "odt", build: buildOdt },
-  { name: "ods", format: "ods", build: buildOds },
-  { name: "odp", format: "odp", build: buildOdp },
-  { name: "epub", format: "epub", build: buildEpub },
-  { name: "rtf", format: "rtf", build: buildRtf },
-  { name: "csv", format: "csv", build: buildCsv }
-]
+const cases: ReadonlyArray<FormatCase> = [...formatCases, { name: "xlsb", format: "xlsb", build: () => buildBinaryWorkbook("xlsb") }]
 
 describe("golden markdown per format", () => {
   for (const c of cases) {

@@ -9,7 +9,7 @@ import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata
 import { Config, Effect, Layer } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { lazyOcrLayer, type OcrEngineName } from "./LazyOcr.ts"
-import { defaultFormats, ReadersLive } from "./Readers.ts"
+import { DefaultPageStages, defaultFormats, ReadersLive } from "./Readers.ts"
 
 export { ReadersLive } from "./Readers.ts"
 
@@ -79,7 +79,9 @@ const readerEntry = new URL(import.meta.url.endsWith(".ts") ? "./ReaderProcess.t
 const isolatedReaders = (options: IsolationOptions): Layer.Layer<DocumentReaders> =>
   Layer.unwrap(Effect.map(isolationConfig, (config) => {
     const workers = options.workers ?? config.workers
-    return workers === 0 ? undefined : ReaderPool.layer({
+    // No reader processes: the default readers in this process.
+    if (workers === 0) return ReadersLive.pipe(Layer.provide(DefaultPageStages))
+    return ReaderPool.layer({
       entry: readerEntry,
       supports: (format: DocumentFormat) => defaultFormats.has(format),
       size: workers,
@@ -87,9 +89,7 @@ const isolatedReaders = (options: IsolationOptions): Layer.Layer<DocumentReaders
       memoryMb: options.memoryMb ?? (options.workers !== undefined ? defaultMemoryMb(workers) : config.memoryMb),
       idleMs: options.idleMs
     })
-  }).pipe(Effect.map((pool) => pool ?? inProcessDefault)))
-
-const inProcessDefault = ReadersLive.pipe(Layer.provide(Layer.mergeAll(HeuristicLayout.pipe(Layer.provide(HeuristicTables)), HeuristicReadingOrder)))
+  }))
 
 /** The `Pipeline` service with the given options and stages. */
 export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknown> => {

@@ -17,7 +17,7 @@ import { setPriority } from "node:os"
 import { type Block, type Diagnostic, type Page, withContent } from "../Document.ts"
 import { Corrupt, DocumentError, type DocumentReaders } from "../DocumentReader.ts"
 import type { OcrEngine, OcrError, OcrResult } from "../Ocr.ts"
-import { documentErrorOf, type FromReader, type OcrInfo, ocrErrorOf, serialDocumentError, type SerialOcrError, type ToReader } from "./ReaderProtocol.ts"
+import { type FromReader, type OcrInfo, ocrErrorOf, serialDocumentError, type SerialOcrError, type ToReader } from "./ReaderProtocol.ts"
 
 /** Characters of markdown one document may produce (about 64 MB): well past any real document. */
 export const MAX_DOCUMENT_CHARS = 64_000_000
@@ -198,7 +198,7 @@ export const serveReaders = (build: BuildReaders): void => {
     switch (message.type) {
       case "read":
         if (fiber !== undefined) {
-          send({ type: "failed", job: message.job, error: serialDocumentError(documentErrorOf({ format: message.format, tag: "Corrupt", message: "the reader process is busy" })) })
+          send({ type: "failed", job: message.job, error: { format: message.format, tag: "Corrupt", message: "the reader process is busy" } })
           return
         }
         start(message)

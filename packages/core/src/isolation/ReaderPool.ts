@@ -26,7 +26,7 @@ import { type ChildProcess, fork } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { DocumentInfo, Page } from "../Document.ts"
-import { Busy, Corrupt, DocumentError, DocumentReaders, LimitExceeded, MissingComponent, Timeout, UnsupportedFormat } from "../DocumentReader.ts"
+import { Busy, Corrupt, DocumentError, DocumentReaders, LimitExceeded, MissingComponent, noReaderFor, Timeout } from "../DocumentReader.ts"
 import type { DocumentFormat, ReadRequest, ReadResult } from "../DocumentReader.ts"
 import { OcrEngine } from "../Ocr.ts"
 import { documentErrorOf, type FromReader, type OcrInfo, serialOcrError, type ToReader } from "./ReaderProtocol.ts"
@@ -265,7 +265,7 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
     Effect.gen(function*() {
       const format = request.format
       if (!options.supports(format)) {
-        return yield* Effect.fail(new DocumentError({ format, reason: new UnsupportedFormat({ message: `no reader for ${format} is installed on this server` }) }))
+        return yield* Effect.fail(noReaderFor(format))
       }
       if (inFlight >= size + options.queue) {
         return yield* Effect.fail(new DocumentError({

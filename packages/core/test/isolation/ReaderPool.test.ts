@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { readdirSync, readFileSync } from "node:fs"
+import { watchEventLoop } from "../helpers/EventLoopGap.ts"
 import { Effect, Exit, Layer, type Scope, Stream } from "effect"
 import { capPage, DocumentReaders, makeBlock, MAX_DOCUMENT_CHARS, OcrEngine, ReaderPool } from "../../src/index.ts"
 import type { DocumentError, Page, ReadRequest } from "../../src/index.ts"
@@ -42,16 +43,9 @@ const errorOf = (exit: Exit.Exit<unknown, DocumentError>) => {
 /** The longest gap between ticks of a 10 ms timer on this thread while `effect` runs. */
 const withLag = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
-    let last = performance.now()
-    let worst = 0
-    const timer = setInterval(() => {
-      const now = performance.now()
-      worst = Math.max(worst, now - last)
-      last = now
-    }, 10)
+    const loop = watchEventLoop(10)
     const exit = yield* Effect.exit(effect)
-    clearInterval(timer)
-    return { exit, lagMs: worst }
+    return { exit, lagMs: loop.stop() }
   })
 
 const run = <A, E>(effect: Effect.Effect<A, E, DocumentReaders | Scope.Scope>, layer = poolLayer()) =>

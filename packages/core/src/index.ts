@@ -28,3 +28,17 @@ export { defaultZipLimits, ZipArchive, type ZipLimits } from "./ZipArchive.ts"
 export { readFailure, thrownKind, thrownReason, type ThrownKind } from "./ReadFailure.ts"
 export * as ReaderPool from "./isolation/ReaderPool.ts"
 export { type BuildReaders, capPage, MAX_DOCUMENT_CHARS, serveReaders } from "./isolation/ReaderHost.ts"
+export {
+  type Artifact,
+  type ArtifactBytes,
+  type ArtifactFile,
+  type ArtifactLink,
+  ArtifactStore,
+  fileStoreConfig,
+  publicUrlFor,
+  type StoredArtifact,
+  type SweepReport
+} from "./artifacts/ArtifactStore.ts"
+export { type FileStoreOptions } from "./artifacts/FileArtifactStore.ts"
+export { type ArtifactKind, artifactPathPrefix } from "./artifacts/ArtifactLinks.ts"
+export { ArtifactError, ArtifactMissing, ArtifactSetupError, BadSignature, LinkExpired, MalformedLink } from "./artifacts/ArtifactError.ts"

@@ -16,11 +16,12 @@ import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { mimeTypeOf } from "./MediaTypes.ts"
 import { type ContentInput, route, type Route } from "./Routing.ts"
 import type { ScrapeError } from "./ScrapeError.ts"
+import type { Markdown } from "./stages/Markdown.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { TypeDetection } from "./TypeDetection.ts"
 
 /** What the content stages need from the context. */
-type Stages = DocumentReaders | TypeDetection | FormatProjection
+type Stages = DocumentReaders | TypeDetection | FormatProjection | Markdown
 
 /** What a streaming client receives: one event per page, then the rest of `data`. */
 export type ContentEvent =
@@ -104,7 +105,7 @@ const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Doc
       return {
         _tag: "Document",
         bytes: input.bytes,
-        markdown: writer.markdown,
+        markdown: writer.markdown(),
         streamed,
         warnings: diagnostics
           .filter((d) => d.severity === "warning")

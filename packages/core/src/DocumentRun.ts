@@ -10,8 +10,9 @@ import { Effect, Stream } from "effect"
 import type { Diagnostic, Page } from "./Document.ts"
 import type { DocumentError, ReadRequest } from "./DocumentReader.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
-import { MarkdownWriter, type PushResult } from "./MarkdownWriter.ts"
+import type { PushResult } from "./MarkdownWriter.ts"
 import { DocumentUnreadable, Overloaded, scrapeError, StageFailed, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { Markdown } from "./stages/Markdown.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import type { StageError } from "./stages/StageError.ts"
 
@@ -60,7 +61,7 @@ export const pagesTruncated = (format: string, kept: number, total: number): Dia
   }
 }
 
-/** Reads a document and yields, page by page, what the markdown writer made of it. */
+/** Reads a document and yields, page by page, what the Markdown stage made of it. */
 export const runDocumentStream = (
   request: ReadRequest,
   pageMarkers: boolean
@@ -68,8 +69,9 @@ export const runDocumentStream = (
   Effect.gen(function*() {
     const readers = yield* DocumentReaders
     const redaction = yield* Redaction
+    const markdown = yield* Markdown
     const result = yield* readers.read(request).pipe(Effect.mapError(fromDocumentError))
-    const writer = new MarkdownWriter({ pageMarkers })
+    const writer = markdown.begin({ pageMarkers })
     const { numPages, totalPages } = result.info
     const cut = numPages !== undefined && totalPages !== undefined && totalPages > numPages && numPages > 0
       ? pagesTruncated(request.format, numPages, totalPages)
@@ -77,14 +79,16 @@ export const runDocumentStream = (
     const events = result.pages.pipe(
       Stream.mapError(fromDocumentError),
       // Redaction runs before the writer: what it masks never reaches the markdown, pages or blocks.
-      Stream.mapEffect((page) => redaction.redactPage(page).pipe(Effect.mapError(fromStageError))),
-      Stream.map((page: Page): PageEvent => {
-        const diagnostics = [...(page.diagnostics ?? []), ...(cut !== undefined && page.pageNumber === numPages ? [cut] : [])]
-        return {
-          ...writer.push(page),
-          diagnostics: diagnostics.map((d) => (d.page === undefined ? { ...d, page: page.pageNumber } : d))
-        }
-      })
+      Stream.mapEffect((page) =>
+        redaction.redactPage(page).pipe(
+          Effect.flatMap((redacted: Page) =>
+            Effect.map(writer.push(redacted), (written): PageEvent => {
+              const diagnostics = [...(redacted.diagnostics ?? []), ...(cut !== undefined && redacted.pageNumber === numPages ? [cut] : [])]
+              return { ...written, diagnostics: diagnostics.map((d) => (d.page === undefined ? { ...d, page: redacted.pageNumber } : d)) }
+            })),
+          Effect.mapError(fromStageError)
+        )
+      )
     )
     return { info: result.info, events, writer }
   })

@@ -20,6 +20,7 @@ import type { ContentInput } from "./Routing.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 import { FormatProjection, contractProjection } from "./FormatProjection.ts"
+import { Markdown, defaultMarkdown } from "./stages/Markdown.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import { contentSniffing, TypeDetection } from "./TypeDetection.ts"
 
@@ -48,15 +49,17 @@ export class Pipeline extends Context.Service<Pipeline, {
       // Stages with a default: the one in the context the pipeline is built in, else the default.
       const detection = Option.getOrElse(yield* Effect.serviceOption(TypeDetection), () => contentSniffing)
       const projection = Option.getOrElse(yield* Effect.serviceOption(FormatProjection), () => contractProjection)
+      const markdown = Option.getOrElse(yield* Effect.serviceOption(Markdown), () => defaultMarkdown)
       const context = Context.make(DocumentReaders, readers).pipe(
         Context.add(Redaction, redaction),
         Context.add(TypeDetection, detection),
-        Context.add(FormatProjection, projection)
+        Context.add(FormatProjection, projection),
+        Context.add(Markdown, markdown)
       )
       /** The stages a request's content runs with, taken from the context the pipeline was built in. */
-      const stages = <A, E>(effect: Effect.Effect<A, E, DocumentReaders | TypeDetection | FormatProjection>) =>
+      const stages = <A, E>(effect: Effect.Effect<A, E, DocumentReaders | TypeDetection | FormatProjection | Markdown>) =>
         Effect.provideContext(effect, context)
-      const streamStages = <A, E>(stream: Stream.Stream<A, E, DocumentReaders | TypeDetection | FormatProjection>) =>
+      const streamStages = <A, E>(stream: Stream.Stream<A, E, DocumentReaders | TypeDetection | FormatProjection | Markdown>) =>
         Stream.provideContext(stream, context)
 
       const withBudget = <A>(timeoutMs: number, work: Effect.Effect<A, ScrapeError>) =>

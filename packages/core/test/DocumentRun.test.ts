@@ -7,6 +7,7 @@ import { Effect, Stream } from "effect"
 import type { Page } from "../src/Document.ts"
 import { DocumentReaders, type DocumentFormat, type Reader } from "../src/DocumentReader.ts"
 import { pagesTruncated, runDocumentStream } from "../src/DocumentRun.ts"
+import { Markdown } from "../src/stages/Markdown.ts"
 
 const page = (pageNumber: number): Page => ({ pageNumber, status: "ok", width: null, height: null, blocks: [] })
 
@@ -27,7 +28,7 @@ const diagnosticsOf = (format: DocumentFormat, total: number, maxPages?: number)
   Effect.gen(function*() {
     const { events } = yield* runDocumentStream({ bytes: new Uint8Array(), format, options: { mode: "fast", deadline: Date.now() + 10_000, maxPages } }, false)
     return Array.from(yield* Stream.runCollect(events)).map((event) => event.diagnostics)
-  }).pipe(Effect.provide(DocumentReaders.layer([reader(["pdf", "xlsx", "pptx"], total)])))
+  }).pipe(Effect.provide([DocumentReaders.layer([reader(["pdf", "xlsx", "pptx"], total)]), Markdown.layer]))
 
 describe("pages cut by maxPages", () => {
   it.effect("puts the warning on the last page kept, with the counts", () =>

@@ -1,10 +1,11 @@
 /**
  * The pipeline with every engine this package ships, composed from layers: the fetch engine, the
- * PDF reader (Layout, Tables, ReadingOrder and OCR taken from the context) and the office readers.
+ * PDF reader (Layout, Tables, ReadingOrder and OCR taken from the context), the office readers,
+ * and the Markdown stage that writes what they read.
  * `layer(options)` is what the HTTP server, the CLI and `createStrata` build; any stage can be
  * replaced by passing its layer in `options.stages`.
  */
-import { type DocumentFormat, type DocumentReaders, Fetcher, type Layout, type OcrEngine, Pipeline, ReaderPool, type ReadingOrder, type Redactor, Redaction, type Tables } from "@strata/core"
+import { type DocumentFormat, type DocumentReaders, Fetcher, type Layout, type Markdown, type OcrEngine, Pipeline, ReaderPool, type ReadingOrder, type Redactor, Redaction, type Tables } from "@strata/core"
 import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
 import { Config, Effect, Layer } from "effect"
 import { availableParallelism, totalmem } from "node:os"
@@ -23,6 +24,8 @@ export interface StageLayers {
   readonly ocr?: Layer.Layer<OcrEngine, unknown> | undefined
   /** A redaction step run on every page and web page before anything is written out. */
   readonly redaction?: Redactor | undefined
+  /** How blocks are written as markdown (`Markdown`, e.g. `Layer.succeed(Markdown, rewriting(...))`); runs in this process. */
+  readonly markdown?: Layer.Layer<Markdown, unknown> | undefined
 }
 
 export interface StrataOptions {
@@ -44,7 +47,7 @@ export interface StrataOptions {
    * `STRATA_WORKER_QUEUE`, `STRATA_WORKER_MEMORY_MB`), so that no document can crash or freeze
    * the calling process. `false`: in this process. Documents are read in this process whenever
    * `stages` replaces `layout`, `tables` or `readingOrder` (a layer cannot cross into another
-   * process); a custom OCR engine or redaction step still runs here, with reading isolated.
+   * process); a custom OCR engine, redaction step or markdown writer still runs here, with reading isolated.
    */
   readonly isolation?: IsolationOptions | false | undefined
 }
@@ -105,7 +108,8 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
     ? Fetcher.layer
     : Fetcher.layerWith({ allowPrivate: options.fetch.allowPrivateUrls ?? false, allowedOrigins: options.fetch.allowedOrigins ?? [] })
   const redaction = stages.redaction === undefined ? Layer.empty : Layer.succeed(Redaction, stages.redaction)
-  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction)))
+  const markdown = stages.markdown ?? Layer.empty
+  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown)))
 }
 
 /** The `Pipeline` service with the defaults (configuration from the environment). */

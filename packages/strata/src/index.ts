@@ -5,7 +5,7 @@
  *   the contract's Schemas, each call taking an `AbortSignal`. The module-level `scrape` and
  *   `parse` use one shared default handle (`dispose()` stops it).
  * - Effect users: `Strata.layer(options)` is the `Pipeline` service with every engine; any stage
- *   (`Layout`, `Tables`, `ReadingOrder`, `OcrEngine`, `Redaction`) is replaced through
+ *   (`Layout`, `Tables`, `ReadingOrder`, `OcrEngine`, `Redaction`, `Markdown`) is replaced through
  *   `options.stages`; `TypeDetection` and `FormatProjection` by providing their layer to
  *   `Strata.layer(options)`. The stage contracts are exported to write your own.
  */
@@ -30,10 +30,14 @@ export {
   type DetectInput,
   detectFormat,
   type Diagnostic,
+  defaultMarkdown,
   DocumentReaders,
+  type DocumentWriter,
   FormatProjection,
   Layout,
   type LayoutBlock,
+  Markdown,
+  type MarkdownStage,
   type LayoutPage,
   type LayoutSession,
   type Line,
@@ -53,6 +57,7 @@ export {
   Redaction,
   type Redactor,
   type Requested,
+  rewriting,
   ScrapeError,
   StageError,
   stageStep,

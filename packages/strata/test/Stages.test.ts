@@ -2,6 +2,7 @@
  * The stage seams, through the library as a user builds it: a Layout layer of the user's own
  * changes the output; an OcrEngine of the user's own replaces tesseract for scanned pages (and
  * its words go through the same layout chain); a Redaction step masks text before it is written;
+ * a Markdown layer of the user's own rewrites how blocks are written, spans kept exact;
  * TypeDetection and FormatProjection layers provided to `Strata.layer` replace the defaults;
  * and cancelling a scanned-PDF request empties the OCR queue and closes the document.
  */
@@ -11,7 +12,7 @@ import { PDFDocument, rgb, StandardFonts } from "pdf-lib"
 import { OcrPool } from "@strata/ocr"
 import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "@strata/pdf"
 import { DocumentReaders, Fetcher } from "@strata/core"
-import { contractProjection, createStrata, FormatProjection, Layout, OcrEngine, type OcrResult, Pipeline, type Redactor, Strata, TypeDetection } from "../src/index.ts"
+import { contractProjection, createStrata, FormatProjection, Layout, Markdown, OcrEngine, type OcrResult, Pipeline, type Redactor, rewriting, Strata, TypeDetection } from "../src/index.ts"
 
 const textPdf = async (): Promise<Uint8Array> => {
   const doc = await PDFDocument.create()
@@ -110,6 +111,28 @@ describe("stage seams", () => {
     const data = await strata.parse({ bytes: await textPdf(), fileName: "report.pdf" }, { formats: ["markdown", "html"], parsers: [{ type: "pdf", blocks: true }] })
     expect(data.markdown).toContain("Contact <EMAIL> for the minutes")
     expect(JSON.stringify(data)).not.toContain("alice@example.com")
+  }, 60_000)
+
+  it("a Markdown layer of the user's own changes how blocks are written, with exact spans", async () => {
+    const bytes = await textPdf()
+    // Headings as setext underlines, paragraphs unchanged: the writer decides from the block's structure.
+    const setext = Layer.succeed(Markdown, rewriting("setext", (block) =>
+      block.heading !== undefined && block.text !== undefined ? `${block.text}\n${"=".repeat(block.text.length)}` : undefined))
+    const options = { parsers: [{ type: "pdf" as const, blocks: true }] }
+    await using plain = createStrata({ ocr: false })
+    await using custom = createStrata({ ocr: false, stages: { markdown: setext } })
+    const before = await plain.parse({ bytes, fileName: "report.pdf" }, options)
+    const after = await custom.parse({ bytes, fileName: "report.pdf" }, options)
+    expect(before.markdown).toMatch(/^# Quarterly report\n\n/)
+    expect(after.markdown).toBe(before.markdown?.replace("# Quarterly report", "Quarterly report\n================"))
+    for (const item of after.blocks?.[0].items ?? []) {
+      if (item.markdownSpan !== null) expect(after.markdown?.slice(...item.markdownSpan)).toBe(item.content)
+    }
+    // The Effect way: the layer provided to `Strata.layer`, as for TypeDetection.
+    const parse = Effect.flatMap(Strata.validateParseOptions({}), (parseOptions) =>
+      Pipeline.use((p) => p.parse({ bytes, fileName: "report.pdf" }, parseOptions)))
+    const provided = await Effect.runPromise(parse.pipe(Effect.provide(Strata.layer({ ocr: false }).pipe(Layer.provide(setext)))))
+    expect(provided.markdown).toBe(after.markdown)
   }, 60_000)
 
   it("a TypeDetection or FormatProjection layer provided to Strata.layer replaces the default", async () => {

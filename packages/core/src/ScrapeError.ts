@@ -58,6 +58,17 @@ export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   retryAfterSeconds: Schema.Number
 }) {}
 
+/**
+ * The browser engine failed: Chromium could not start (`launch`), exited while rendering
+ * (`crashed`: the next request gets a new one), or an action failed (`action`, with its index
+ * and type). A click with no match is not a failure.
+ */
+export class BrowserFailed extends Schema.TaggedError<BrowserFailed>()("BrowserFailed", {
+  kind: Schema.Literals(["launch", "crashed", "action"]),
+  message: Schema.String,
+  action: Schema.optionalKey(Schema.Struct({ index: Schema.Int, type: Schema.String }))
+}) {}
+
 export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError", {
   reason: Schema.Union([
     InvalidRequest,
@@ -68,7 +79,8 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
     UnsupportedFileType,
     DocumentUnreadable,
     StageFailed,
-    Overloaded
+    Overloaded,
+    BrowserFailed
   ])
 }) {
   override get message(): string {

@@ -102,6 +102,11 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
       return reply(500, "SCRAPE_STAGE_FAILED", `The ${reason.stage} stage failed: ${reason.message}`)
     case "Overloaded":
       return { ...reply(503, "SERVER_BUSY", reason.message), retryAfterSeconds: reason.retryAfterSeconds }
+    case "BrowserFailed":
+      // Firecrawl answers a failed action with 500 SCRAPE_ACTION_ERROR; the index and type say which.
+      return reason.kind === "action"
+        ? reply(500, "SCRAPE_ACTION_ERROR", reason.message, reason.action)
+        : reply(500, "SCRAPE_BROWSER_ERROR", reason.message, { kind: reason.kind })
   }
 }
 

@@ -218,7 +218,7 @@ export const makeFetcher = (config: FetcherConfig): Effect.Effect<FetcherService
  * The policy from the environment: `STRATA_ALLOW_PRIVATE_URLS` set to 1/true/yes/on lifts the
  * private-address rule; `STRATA_ALLOWED_ORIGINS` (comma-separated origins) exempts just those.
  */
-const configFromEnv: Effect.Effect<FetcherConfig> = Config.all({
+export const fetchPolicyFromEnv: Effect.Effect<FetcherConfig> = Config.all({
   allowPrivate: Config.String("STRATA_ALLOW_PRIVATE_URLS").pipe(Config.withDefault("")),
   allowedOrigins: Config.String("STRATA_ALLOWED_ORIGINS").pipe(Config.withDefault(""))
 }).pipe(
@@ -231,7 +231,7 @@ const configFromEnv: Effect.Effect<FetcherConfig> = Config.all({
 
 export class Fetcher extends Context.Service<Fetcher, FetcherService>()("@strata/core/Fetcher") {
   /** The production engine; reads STRATA_ALLOW_PRIVATE_URLS and STRATA_ALLOWED_ORIGINS when built. */
-  static readonly layer: Layer.Layer<Fetcher> = Layer.effect(Fetcher, Effect.flatMap(configFromEnv, makeFetcher))
+  static readonly layer: Layer.Layer<Fetcher> = Layer.effect(Fetcher, Effect.flatMap(fetchPolicyFromEnv, makeFetcher))
 
   /** The engine with an explicit policy (tests, embedding). */
   static readonly layerWith = (config: FetcherConfig): Layer.Layer<Fetcher> => Layer.effect(Fetcher, makeFetcher(config))

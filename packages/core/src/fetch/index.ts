@@ -1,4 +1,4 @@
-/** The fetch engine: the `Fetcher` service, body decoding and the SSRF address classifier. */
+/** The fetch engines: the `Fetcher` service and the `BrowserEngine` contract, body decoding and the SSRF address policy. */
 export * from "./Fetcher.ts"
 export * from "./Charset.ts"
 export { blockedRange, isPublicAddress, parseIpv4, parseIpv6 } from "./IpClassifier.ts"
@@ -6,3 +6,8 @@ export { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_PAGE_BYTES, defaultMaxBytes } f
 export { defaultRequestHeaders, mergeRequestHeaders } from "./RequestHeaders.ts"
 export { mimeEssence } from "./HttpExchange.ts"
 export { acceptLanguageFor, DEFAULT_ACCEPT_LANGUAGE } from "./AcceptLanguage.ts"
+export { invalidHeaders } from "./RequestHeaders.ts"
+export { BlockedAddressError, blockedLiteral, makeGuardedLookup } from "./SafeLookup.ts"
+export { isBadPort, urlPort } from "./PortPolicy.ts"
+export { needsJavaScript, type JavaScriptReason } from "./NeedsJavaScript.ts"
+export * from "./Browser.ts"

@@ -1,0 +1,114 @@
+/**
+ * Runs a request's actions in order on the page, with Firecrawl's Playwright semantics (see
+ * NOTES-firecrawl-behaviour 3.2): `write` types into the focused element, `scroll` without a
+ * selector turns the mouse wheel by 800 px, `executeJavascript` runs its script as the body of
+ * an async function (so `return` gives the value), `click` with no match does nothing. After an
+ * action that can change the page, the page settles briefly (`ACTION_SETTLE_MAX_MS`).
+ *
+ * A failing action stops the run with `BrowserFailed` naming its index and type; the deadline
+ * and a crash keep their own reasons. The total of the waits was checked when the request was
+ * decoded (60 s at most).
+ */
+import { type ActionOutput, type BrowserFile, BrowserFailed, type ResolvedAction, type ScreenshotOptions, scrapeError, type ScrapeError } from "@strata/core"
+import { Effect } from "effect"
+import type { Page } from "playwright-core"
+import { ACTION_SETTLE_MAX_MS, type NetworkTracker, settle } from "./SmartWait.ts"
+import { messageOf, remaining, type Run, step } from "./Steps.ts"
+
+/** How long a click may wait for its element to become clickable, within the deadline. */
+const CLICK_TIMEOUT_MS = 10_000
+/** A selector wait gives up after 30 s, as Firecrawl's documentation says. */
+const SELECTOR_WAIT_MS = 30_000
+const WHEEL_PX = 800
+
+const actionFailed = (index: number, action: ResolvedAction, error: unknown): ScrapeError =>
+  scrapeError(new BrowserFailed({
+    kind: "action",
+    message: `Action ${index} (${action.type}) failed: ${messageOf(error)}`,
+    action: { index, type: action.type }
+  }))
+
+/** A screenshot, PNG unless a JPEG quality is given; the viewport is resized first when asked. */
+export const screenshot = (page: Page, options: ScreenshotOptions, run: Run, otherwise?: (error: unknown) => ScrapeError): Effect.Effect<BrowserFile, ScrapeError> =>
+  Effect.gen(function*() {
+    if (options.viewport !== undefined) {
+      const viewport = options.viewport
+      yield* step(run, () => page.setViewportSize(viewport), otherwise)
+    }
+    const jpeg = options.quality !== undefined
+    const bytes = yield* step(run, () =>
+      page.screenshot({
+        fullPage: options.fullPage,
+        type: jpeg ? "jpeg" : "png",
+        ...(jpeg ? { quality: options.quality } : {}),
+        timeout: remaining(run)
+      }), otherwise)
+    return { bytes: new Uint8Array(bytes), contentType: jpeg ? "image/jpeg" : "image/png" }
+  })
+
+/** The value of `executeJavascript`, tagged with its JavaScript type as Firecrawl's engine does. */
+const scriptExpression = (script: string): string =>
+  `(async () => { const value = await (async () => {\n${script}\n})(); return { type: value === null ? "null" : typeof value, value } })()`
+
+const runOne = (page: Page, action: ResolvedAction, index: number, run: Run, network: NetworkTracker): Effect.Effect<ReadonlyArray<ActionOutput>, ScrapeError> => {
+  const fail = (error: unknown) => actionFailed(index, action, error)
+  const settled = (outputs: ReadonlyArray<ActionOutput> = []) => Effect.as(settle(page, network, ACTION_SETTLE_MAX_MS, run.deadline), outputs)
+  switch (action.type) {
+    case "wait":
+      if (action.milliseconds !== undefined) return Effect.as(Effect.sleep(Math.min(action.milliseconds, remaining(run))), [])
+      return step(run, () => page.waitForSelector(action.selector, { state: "visible", timeout: Math.min(SELECTOR_WAIT_MS, remaining(run)) }), fail).pipe(Effect.as([]))
+    case "screenshot":
+      return Effect.map(screenshot(page, action, run, fail), (file) => [{ _tag: "Screenshot", index, file }])
+    case "click":
+      return Effect.gen(function*() {
+        const matches = page.locator(action.selector)
+        const count = yield* step(run, () => matches.count(), fail)
+        const targets = action.all ? count : Math.min(count, 1)
+        for (let i = 0; i < targets; i++) {
+          yield* step(run, () => matches.nth(i).click({ timeout: Math.min(CLICK_TIMEOUT_MS, remaining(run)) }), fail)
+        }
+        return yield* settled()
+      })
+    case "write":
+      return step(run, () => page.keyboard.type(action.text), fail).pipe(Effect.andThen(settled()))
+    case "press":
+      return step(run, () => page.keyboard.press(action.key), fail).pipe(Effect.andThen(settled()))
+    case "scroll": {
+      const sign = action.direction === "up" ? -1 : 1
+      const selector = action.selector
+      const scroll = selector === undefined
+        ? step(run, () => page.mouse.wheel(0, sign * WHEEL_PX), fail)
+        : step(run, () =>
+          page.evaluate(([selector, sign]) => {
+            const element = document.querySelector(selector)
+            if (element === null) throw new Error(`no element matches ${selector}`)
+            element.scrollBy(0, sign * window.innerHeight)
+          }, [selector, sign] as const), fail)
+      return Effect.andThen(scroll, settled())
+    }
+    case "scrape":
+      return Effect.gen(function*() {
+        const html = yield* step(run, () => page.content(), fail)
+        return [{ _tag: "Scrape", index, url: page.url(), html }]
+      })
+    case "executeJavascript":
+      return Effect.gen(function*() {
+        const result = yield* step(run, () => page.evaluate(scriptExpression(action.script)) as Promise<{ type: string; value: unknown }>, (error) =>
+          actionFailed(index, action, new Error(`Javascript execution failed: ${messageOf(error)}`)))
+        return yield* settled([{ _tag: "JavascriptReturn", index, type: result.type, value: result.value ?? null }])
+      })
+    case "pdf":
+      return Effect.gen(function*() {
+        const bytes = yield* step(run, () => page.pdf({ format: action.format, landscape: action.landscape, scale: action.scale, printBackground: true }), fail)
+        return [{ _tag: "Pdf", index, file: { bytes: new Uint8Array(bytes), contentType: "application/pdf" } }]
+      })
+  }
+}
+
+/** Runs the actions in order; what they produced, in action order. */
+export const runActions = (page: Page, actions: ReadonlyArray<ResolvedAction>, run: Run, network: NetworkTracker): Effect.Effect<Array<ActionOutput>, ScrapeError> =>
+  Effect.gen(function*() {
+    const outputs: Array<ActionOutput> = []
+    for (const [index, action] of actions.entries()) outputs.push(...(yield* runOne(page, action, index, run, network)))
+    return outputs
+  })

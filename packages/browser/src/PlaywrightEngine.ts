@@ -1,0 +1,260 @@
+/**
+ * The browser engine: Debian's Chromium driven by Playwright, behind core's `BrowserEngine`.
+ *
+ * One Chromium process, launched on the first render (a server that never needs it never
+ * starts it) and launched again when it has exited: the render that was in flight fails with
+ * `BrowserFailed: crashed`, the next one gets a new browser. Renders run in their own browser
+ * context (cookies, storage, cache apart), at most `concurrency` at a time; a context lives in
+ * the render's scope, so it is closed on success, failure, timeout and interruption alike.
+ * Every request the page makes goes through the SSRF proxy (`GuardProxy.ts`).
+ */
+import {
+  BrowserEngine,
+  type BrowserEngineService,
+  BrowserFailed,
+  type BrowserPage,
+  type BrowserRequest,
+  FetchFailed,
+  fetchPolicyFromEnv,
+  invalidHeaders,
+  InvalidRequest,
+  mimeEssence,
+  scrapeError,
+  type ScrapeError,
+  UrlBlocked
+} from "@strata/core"
+import { Config, Effect, Layer, Semaphore } from "effect"
+import { availableParallelism, totalmem } from "node:os"
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page, type Response } from "playwright-core"
+import { runActions, screenshot } from "./ActionRunner.ts"
+import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
+import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
+import { mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "./SmartWait.ts"
+import { crashed, failureOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
+
+export interface BrowserOptions {
+  /** The Chromium executable. Default: `STRATA_CHROMIUM_PATH`, else `/usr/bin/chromium`. */
+  readonly chromiumPath?: string | undefined
+  /** Pages rendered at once. Default: `STRATA_BROWSER_CONCURRENCY`, else from cores and memory. */
+  readonly concurrency?: number | undefined
+  /** The address policy for every request a page makes. Default: the fetch engine's (`STRATA_ALLOW_PRIVATE_URLS`, `STRATA_ALLOWED_ORIGINS`). */
+  readonly policy?: GuardPolicy | undefined
+  /** How long Chromium may take to start, ms. Default 30,000. */
+  readonly launchTimeoutMs?: number | undefined
+}
+
+export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
+
+/** Two pages per core, and no more than one per 512 MB of memory (a busy page's renderer takes 100-300 MB), 1 to 16. */
+export const defaultConcurrency = (): number =>
+  Math.max(1, Math.min(16, availableParallelism() * 2, Math.floor(totalmem() / 2 ** 29)))
+
+const chromiumArgs = [
+  // Containers give /dev/shm 64 MB; Chromium's shared memory then runs out and tabs crash.
+  "--disable-dev-shm-usage",
+  // WebRTC could reach private addresses by UDP, around the proxy.
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--disable-background-networking",
+  "--no-first-run",
+  "--mute-audio"
+]
+
+const isHtml = (contentType: string | undefined): boolean =>
+  contentType === undefined || contentType === "text/html" || contentType === "application/xhtml+xml"
+
+/** A `cookie` header as cookies of the page's site, and the other headers as they came. */
+const splitCookies = (headers: Readonly<Record<string, string>>, url: string) => {
+  const cookies: Array<{ name: string; value: string; url: string }> = []
+  const rest: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== "cookie") {
+      rest[name] = value
+      continue
+    }
+    for (const pair of value.split(";")) {
+      const at = pair.indexOf("=")
+      if (at > 0) cookies.push({ name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim(), url })
+    }
+  }
+  return { cookies, rest }
+}
+
+const hasHeader = (headers: Readonly<Record<string, string>>, name: string): string | undefined =>
+  Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
+
+/** What a failed main navigation was, from Chromium's net error and what the proxy refused. */
+const navigationFailure = (run: Run, proxy: GuardProxy, failedUrl: string | undefined) => (error: unknown): ScrapeError => {
+  const message = messageOf(error)
+  const url = failedUrl ?? run.url
+  const target = URL.canParse(url) ? new URL(url) : undefined
+  const refusal = target === undefined ? undefined : proxy.refusalFor(`${target.hostname}:${target.port || (target.protocol === "https:" ? 443 : 80)}`)
+  if (refusal?.kind === "blocked") {
+    return scrapeError(new UrlBlocked({ url, message: `Refusing to fetch ${url}: ${refusal.message}. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.` }))
+  }
+  if (refusal !== undefined) return scrapeError(new FetchFailed({ kind: refusal.kind, url, message: `Could not fetch ${url}: ${refusal.message}` }))
+  const kind = /ERR_NAME_NOT_RESOLVED/.test(message) ? "dns" as const
+    : /ERR_(CERT|SSL)/.test(message) ? "tls" as const
+    : /Download is starting/.test(message) ? "protocol" as const
+    : "connection" as const
+  return scrapeError(new FetchFailed({ kind, url, message: `Could not load ${url} in the browser: ${message}` }))
+}
+
+/** The main response's failure when the proxy answered for it (plain HTTP). */
+const proxyAnswer = (response: Response | null, url: string): ScrapeError | undefined => {
+  if (response === null) return undefined
+  const headers = response.headers()
+  const blocked = headers["x-strata-blocked"]
+  if (blocked !== undefined) {
+    return scrapeError(new UrlBlocked({ url: response.url(), message: `Refusing to fetch ${response.url()}: ${blocked}. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.` }))
+  }
+  const failed = headers["x-strata-proxy-error"]
+  if (failed === "dns" || failed === "connection") {
+    return scrapeError(new FetchFailed({ kind: failed, url, message: `Could not fetch ${response.url()}: ${failed === "dns" ? "the host name could not be resolved" : "the connection failed"}` }))
+  }
+  return undefined
+}
+
+/** Builds the engine; Chromium and the proxy stop when the scope closes. */
+export const make = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
+  Effect.gen(function*() {
+    const proxy = yield* startGuardProxy(options.policy)
+    const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH
+    const pages = yield* Semaphore.make(Math.max(1, options.concurrency ?? defaultConcurrency()))
+    const launching = yield* Semaphore.make(1)
+    let current: Browser | undefined
+    // Settles when that browser's process has gone, so a render waiting on a timer still learns of a crash.
+    const exited = new WeakMap<Browser, Promise<void>>()
+
+    yield* Effect.addFinalizer(() => probe(() => current?.close() ?? Promise.resolve(), undefined))
+
+    const launch = Effect.tryPromise({
+      try: () =>
+        chromium.launch({
+          executablePath: chromiumPath,
+          headless: true,
+          args: chromiumArgs,
+          proxy: { server: proxy.url },
+          timeout: options.launchTimeoutMs ?? 30_000
+        }),
+      catch: (error) =>
+        scrapeError(new BrowserFailed({ kind: "launch", message: `Chromium could not start from ${chromiumPath} (set STRATA_CHROMIUM_PATH): ${messageOf(error)}` }))
+    })
+
+    /** The running browser, launched now if there is none or the last one exited. */
+    const browser = launching.withPermit(Effect.suspend(() =>
+      current !== undefined && current.isConnected()
+        ? Effect.succeed(current)
+        : Effect.map(launch, (launched) => {
+          current = launched
+          exited.set(launched, new Promise((resolve) => launched.once("disconnected", () => resolve())))
+          return launched
+        })
+    ))
+
+    const contextOptions = (request: BrowserRequest, launched: Browser): { options: BrowserContextOptions; cookies: ReturnType<typeof splitCookies>["cookies"] } => {
+      const device = request.mobile ? mobileOptions(launched.version()) : desktopOptions(launched.version())
+      const place = request.location === undefined ? undefined : placeOptions(request.location)
+      const { cookies, rest } = splitCookies(request.headers ?? {}, request.url)
+      const headers: Record<string, string> = { ...rest }
+      if (place !== undefined && hasHeader(rest, "accept-language") === undefined) headers["accept-language"] = place.acceptLanguage
+      const userAgent = hasHeader(rest, "user-agent")
+      return {
+        cookies,
+        options: {
+          ...device,
+          locale: "en-US",
+          ...place?.options,
+          ...(userAgent === undefined ? {} : { userAgent }),
+          extraHTTPHeaders: headers,
+          ignoreHTTPSErrors: request.skipTlsVerification,
+          serviceWorkers: "block",
+          acceptDownloads: false
+        }
+      }
+    }
+
+    const openContext = (run: Run, request: BrowserRequest) =>
+      Effect.acquireRelease(
+        Effect.gen(function*() {
+          const { options: contextOpts, cookies } = contextOptions(request, run.browser)
+          const context = yield* step(run, () => run.browser.newContext(contextOpts))
+          if (cookies.length > 0) yield* step(run, () => context.addCookies(cookies))
+          yield* step(run, () => context.addInitScript(mutationClockScript))
+          return context
+        }),
+        (context: BrowserContext) => probe(() => context.close(), undefined)
+      )
+
+    const renderPage = (page: Page, run: Run, request: BrowserRequest): Effect.Effect<BrowserPage, ScrapeError> =>
+      Effect.gen(function*() {
+        const network = new NetworkTracker(page)
+        let failedNavigation: string | undefined
+        page.on("requestfailed", (r) => {
+          if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url()
+        })
+        const response = yield* step(run, () => page.goto(request.url, { waitUntil: "domcontentloaded", timeout: remaining(run) }), (error) =>
+          navigationFailure(run, proxy, failedNavigation)(error))
+        const refused = proxyAnswer(response, request.url)
+        if (refused !== undefined) return yield* Effect.fail(refused)
+        yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline)
+        if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
+        const outputs = yield* runActions(page, request.actions, run, network)
+        const shot = request.screenshot === undefined ? undefined : yield* screenshot(page, request.screenshot, run)
+        const headers = response === null ? {} : yield* probe(() => response.allHeaders(), response.headers())
+        const contentType = headers["content-type"] === undefined ? undefined : mimeEssence(headers["content-type"])
+        // An HTML page is its rendered DOM; anything else (JSON, text, an image) its bytes as they came.
+        const body = isHtml(contentType) || response === null
+          ? new TextEncoder().encode(yield* step(run, () => page.content()))
+          : yield* step(run, async () => new Uint8Array(await response.body()))
+        return {
+          url: page.url(),
+          status: response?.status() ?? 200,
+          headers: isHtml(contentType) ? { ...headers, "content-type": "text/html; charset=utf-8" } : headers,
+          contentType: contentType ?? "text/html",
+          body,
+          outputs,
+          screenshot: shot
+        }
+      })
+
+    const render = (request: BrowserRequest, deadline: number): Effect.Effect<BrowserPage, ScrapeError> =>
+      Effect.gen(function*() {
+        const invalid = invalidHeaders(request.headers)
+        if (invalid.length > 0) {
+          return yield* Effect.fail(scrapeError(new InvalidRequest({
+            message: `Invalid headers: ${invalid.map((h) => h.name).join(", ")}`,
+            details: invalid.map((h) => ({ path: ["headers", h.name], message: h.message }))
+          })))
+        }
+        const launched = yield* browser
+        const run: Run = { browser: launched, deadline, url: request.url }
+        const context = yield* openContext(run, request)
+        const page = yield* step(run, () => context.newPage())
+        const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
+        return yield* renderPage(page, run, request).pipe(
+          // A failure that raced Chromium's exit is the crash.
+          Effect.mapError((error) => (launched.isConnected() ? error : failureOf(run, error))),
+          Effect.raceFirst(gone)
+        )
+      }).pipe(Effect.scoped, pages.withPermit, Effect.withSpan("BrowserEngine.render", { attributes: { url: request.url } }))
+
+    return BrowserEngine.of({ render }) satisfies BrowserEngineService
+  })
+
+/**
+ * `STRATA_CHROMIUM_PATH`, `STRATA_BROWSER_CONCURRENCY` and the fetch engine's address policy,
+ * each unless `options` gives it.
+ */
+const resolveOptions = (options: BrowserOptions) =>
+  Effect.gen(function*() {
+    const chromiumPath = options.chromiumPath ?? (yield* Config.String("STRATA_CHROMIUM_PATH").pipe(Config.withDefault(DEFAULT_CHROMIUM_PATH), Effect.orElseSucceed(() => DEFAULT_CHROMIUM_PATH)))
+    const concurrency = options.concurrency ??
+      (yield* Config.Int("STRATA_BROWSER_CONCURRENCY").pipe(Config.withDefault(defaultConcurrency()), Effect.orElseSucceed(defaultConcurrency)))
+    const policy = options.policy ?? (yield* fetchPolicyFromEnv)
+    return { ...options, chromiumPath, concurrency, policy }
+  })
+
+/** The engine as a layer; Chromium starts on the first render, and stops with the layer. */
+export const layer = (options: BrowserOptions = {}): Layer.Layer<BrowserEngine> =>
+  Layer.effect(BrowserEngine, Effect.flatMap(resolveOptions(options), make))

@@ -1,0 +1,72 @@
+/**
+ * The wait after load, before `waitFor` and the actions: until the network has been quiet for
+ * `NETWORK_QUIET_MS` and the DOM unchanged for `DOM_QUIET_MS`, or `SMART_WAIT_MAX_MS` at most.
+ * The design follows Jina Reader's "resource-idle" (no new requests for 0.5 s and the DOM
+ * unchanged for 0.2 s); Firecrawl's own smart wait is closed. Long-lived connections
+ * (websockets, event streams) never count as pending, or a chat widget would hold every page
+ * to the bound.
+ */
+import { Effect } from "effect"
+import type { Page, Request } from "playwright-core"
+import { probe } from "./Steps.ts"
+
+export const NETWORK_QUIET_MS = 500
+export const DOM_QUIET_MS = 300
+/** The bound after navigation; after an action the bound is `ACTION_SETTLE_MAX_MS`. */
+export const SMART_WAIT_MAX_MS = 6000
+export const ACTION_SETTLE_MAX_MS = 2000
+const POLL_MS = 100
+
+/**
+ * Installed in every frame before the page's own scripts: a mutation observer on the whole
+ * document, read through a non-enumerable function the page is unlikely to touch.
+ */
+export const mutationClockScript = `(() => {
+  if (Object.prototype.hasOwnProperty.call(window, "__strataQuietMs")) return
+  let last = performance.now()
+  new MutationObserver(() => { last = performance.now() })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
+  Object.defineProperty(window, "__strataQuietMs", { value: () => performance.now() - last, enumerable: false })
+})()`
+
+const longLived = new Set(["websocket", "eventsource"])
+
+/** Counts the page's requests in flight and when the last one started or ended. */
+export class NetworkTracker {
+  private pending = new Set<Request>()
+  private lastActivity = Date.now()
+
+  constructor(page: Page) {
+    page.on("request", (request) => {
+      if (longLived.has(request.resourceType())) return
+      this.pending.add(request)
+      this.lastActivity = Date.now()
+    })
+    const done = (request: Request) => {
+      if (this.pending.delete(request)) this.lastActivity = Date.now()
+    }
+    page.on("requestfinished", done)
+    page.on("requestfailed", done)
+  }
+
+  /** Milliseconds since the network went quiet; 0 while a request is pending. */
+  quietMs(): number {
+    return this.pending.size > 0 ? 0 : Date.now() - this.lastActivity
+  }
+}
+
+/** Waits until the page settles, `maxMs` or the deadline at most; never fails. */
+export const settle = (page: Page, network: NetworkTracker, maxMs: number, deadline: number): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const end = Math.min(Date.now() + maxMs, deadline - 250)
+    while (Date.now() < end) {
+      if (network.quietMs() >= NETWORK_QUIET_MS) {
+        // A page busy in a loop cannot answer: treat it as not quiet, and the bound ends the wait.
+        const dom = yield* probe(() => page.evaluate("window.__strataQuietMs ? window.__strataQuietMs() : 1e9") as Promise<number>, 0).pipe(
+          Effect.timeoutOption(1000)
+        )
+        if (dom._tag === "Some" && dom.value >= DOM_QUIET_MS) return
+      }
+      yield* Effect.sleep(POLL_MS)
+    }
+  })

@@ -1,0 +1,139 @@
+/**
+ * The engine against real Chromium and pages on loopback: rendering, waiting, device and place,
+ * the SSRF proxy, a crash mid-request. Timeouts are generous and nothing asserts a duration:
+ * the test machine is small and shared.
+ */
+import { BrowserEngine, type BrowserRequest, type ScrapeError } from "@strata/core"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { execFileSync } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { layer } from "../src/index.ts"
+import { html, serve, type Site, scriptRendered, singlePageApp, singlePageAppScript } from "./Pages.ts"
+
+let site: Site
+let other: Site
+let runtime: ManagedRuntime.ManagedRuntime<BrowserEngine, never>
+
+const base: Omit<BrowserRequest, "url"> = { skipTlsVerification: false, mobile: false, waitFor: 0, actions: [] }
+const render = (request: Partial<BrowserRequest> & { url: string }, timeout = 45_000) =>
+  runtime.runPromise(BrowserEngine.use((engine) => engine.render({ ...base, ...request }, Date.now() + timeout)))
+const renderExit = (request: Partial<BrowserRequest> & { url: string }, timeout = 45_000) =>
+  runtime.runPromise(Effect.exit(BrowserEngine.use((engine) => engine.render({ ...base, ...request }, Date.now() + timeout))))
+const text = (body: Uint8Array) => new TextDecoder().decode(body)
+const failure = (exit: Exit.Exit<unknown, ScrapeError>): ScrapeError["reason"] => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (error === undefined || error._tag !== "Fail") throw new Error(`expected a typed failure, got ${String(exit.cause)}`)
+  return error.error.reason
+}
+
+const probe = `<pre id="probe"></pre><script>
+document.getElementById("probe").textContent = JSON.stringify({
+  ua: navigator.userAgent, width: window.innerWidth, touch: navigator.maxTouchPoints,
+  dpr: window.devicePixelRatio, tz: Intl.DateTimeFormat().resolvedOptions().timeZone, lang: navigator.language
+})</script>`
+
+beforeAll(async () => {
+  other = await serve({ "/secret": "internal admin page" })
+  site = await serve({
+    "/script": scriptRendered,
+    "/spa": singlePageApp,
+    "/app.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(singlePageAppScript),
+    "/api/items": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(["anchor", "rope", "lantern"])),
+    "/probe": html(probe, `<meta name="viewport" content="width=device-width, initial-scale=1">`),
+    "/headers": (q, r) => r.writeHead(200, { "content-type": "text/html" }).end(html(`<p id="h">${q.headers["accept-language"]}|${q.headers["x-test"]}|${q.headers.cookie}</p>`)),
+    "/slow-forever": () => {}
+  })
+  // The page's script targets the other server, whose port is known only now.
+  const page = html(`<p id="result">pending</p><script>
+    fetch("${other.url}/secret").then(() => "reached", () => "blocked").then((v) => { document.getElementById("result").textContent = v })
+  </script>`)
+  const withOther = await serve({ "/reach-private": page })
+  ;(site as { extra?: Site }).extra = withOther
+  runtime = ManagedRuntime.make(layer({
+    concurrency: 2,
+    // Only the test pages' own origins are allowed: the other server stands for an internal service.
+    policy: { allowPrivate: false, allowedOrigins: [site.url, withOther.url] }
+  }) as Layer.Layer<BrowserEngine>)
+})
+
+afterAll(async () => {
+  await runtime?.dispose()
+  await site?.close()
+  await other?.close()
+  await (site as { extra?: Site } | undefined)?.extra?.close()
+})
+
+describe("PlaywrightEngine", () => {
+  it("renders a page whose text is written by its script", async () => {
+    const page = await render({ url: `${site.url}/script` })
+    expect(page.status).toBe(200)
+    expect(page.contentType).toBe("text/html")
+    expect(text(page.body)).toContain("Rendered by script: the tide comes in twice a day.")
+  })
+
+  it("waits for a single-page app to fetch and show its data", async () => {
+    const page = await render({ url: `${site.url}/spa` })
+    expect(text(page.body)).toContain("<h1>Inventory</h1>")
+    expect(text(page.body)).toContain("<li>lantern</li>")
+  })
+
+  it("blocks a script's request to a private address the policy does not allow, and still returns the page", async () => {
+    const extra = (site as unknown as { extra: Site }).extra
+    const page = await render({ url: `${extra.url}/reach-private` })
+    expect(text(page.body)).toContain(`<p id="result">blocked</p>`)
+    expect(other.hits).toEqual([])
+  })
+
+  it("refuses a navigation to a private address the policy does not allow", async () => {
+    const reason = failure(await renderExit({ url: `${other.url}/secret` }))
+    expect(reason._tag).toBe("UrlBlocked")
+    expect(other.hits).toEqual([])
+  })
+
+  it("emulates a phone: user agent, viewport, touch and device scale seen by the page", async () => {
+    const page = await render({ url: `${site.url}/probe`, mobile: true })
+    const seen = JSON.parse(/<pre id="probe">(.*?)<\/pre>/.exec(text(page.body))![1].replace(/&quot;/g, "\""))
+    expect(seen.ua).toMatch(/Android.*Mobile/)
+    expect(seen.width).toBe(412)
+    expect(seen.touch).toBeGreaterThan(0)
+    expect(seen.dpr).toBeCloseTo(2.625)
+    const desktop = await render({ url: `${site.url}/probe` })
+    expect(desktop.body.length).toBeGreaterThan(0)
+    expect(text(desktop.body)).not.toMatch(/HeadlessChrome|Android/)
+  })
+
+  it("takes the locale and time zone from the location", async () => {
+    const page = await render({ url: `${site.url}/probe`, location: { country: "JP" } })
+    const seen = JSON.parse(/<pre id="probe">(.*?)<\/pre>/.exec(text(page.body))![1].replace(/&quot;/g, "\""))
+    expect(seen.tz).toBe("Asia/Tokyo")
+    expect(seen.lang).toBe("ja-JP")
+  })
+
+  it("sends the caller's headers, cookies and the location's Accept-Language", async () => {
+    const page = await render({ url: `${site.url}/headers`, location: { country: "DE" }, headers: { "X-Test": "yes", Cookie: "session=abc; theme=dark" } })
+    // Chromium sends the locale as Accept-Language when one is emulated (Playwright's override wins over extra headers).
+    expect(text(page.body)).toMatch(/<p id="h">de-DE[^|]*\|yes\|session=abc; theme=dark<\/p>/)
+  })
+
+  it("answers a crash of Chromium mid-request with a clear error, and the next request works", async () => {
+    const pending = renderExit({ url: `${site.url}/script`, actions: [{ type: "wait", milliseconds: 30_000 }] }, 60_000)
+    // Wait until Chromium runs, then kill it (our own child process, by its id).
+    let killed = false
+    for (let i = 0; i < 100 && !killed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)]).toString().split("\n")
+      const chromium = children.find((line) => /chrom/i.test(line) && !/crashpad/.test(line))
+      if (chromium !== undefined && i > 5) {
+        process.kill(Number(chromium.trim().split(/\s+/)[0]), "SIGKILL")
+        killed = true
+      }
+    }
+    expect(killed).toBe(true)
+    const reason = failure(await pending)
+    expect(reason._tag).toBe("BrowserFailed")
+    expect(reason.message).toMatch(/Chromium exited/)
+    const next = await render({ url: `${site.url}/script` })
+    expect(text(next.body)).toContain("Rendered by script")
+  })
+})

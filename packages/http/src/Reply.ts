@@ -4,6 +4,7 @@
  */
 import { HttpServerResponse } from "effect/http"
 import type { ErrorReply } from "./ErrorReply.ts"
+import { jsonStream, largerThan } from "./JsonStream.ts"
 import { RequestContext } from "./RequestContext.ts"
 
 export const toResponse = (reply: ErrorReply, headers?: Record<string, string>): HttpServerResponse.HttpServerResponse =>
@@ -20,5 +21,10 @@ export const respondError = (reply: ErrorReply, headers?: Record<string, string>
     return toResponse(reply, headers)
   })
 
+/** Answers above this many characters are written piece by piece (JsonStream.ts). */
+const STREAM_ABOVE = 1024 * 1024
+
 export const respondData = (data: unknown): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.jsonUnsafe({ success: true, data })
+  largerThan(data, STREAM_ABOVE)
+    ? HttpServerResponse.stream(jsonStream({ success: true, data }), { contentType: "application/json" })
+    : HttpServerResponse.jsonUnsafe({ success: true, data })

@@ -54,16 +54,28 @@ const truncationWarning = (pageNumber: number, numPages: number | undefined): Di
   }
 }
 
-/** Resident memory past which a reader collects once its document is done (it is idle then: nobody waits). */
-const COLLECT_ABOVE_MB = 256
+/**
+ * Growth of resident memory, since the reader last collected, past which it collects once its
+ * document is done (it is idle then: nobody waits). A fixed 256 MB line left a reader that read a
+ * 10,000-page PDF holding +70 MB until it was stopped for idleness (bench/results/reliability.md).
+ */
+const COLLECT_GROWTH_MB = 32
 
-const collectIfLarge = () => {
+const makeCollector = () => {
   const gc = (globalThis as { gc?: () => void }).gc
-  if (gc !== undefined && process.memoryUsage.rss() > COLLECT_ABOVE_MB * 2 ** 20) setImmediate(gc)
+  let settled = process.memoryUsage.rss()
+  return () => {
+    if (gc === undefined || process.memoryUsage.rss() < settled + COLLECT_GROWTH_MB * 2 ** 20) return
+    setImmediate(() => {
+      gc()
+      settled = process.memoryUsage.rss()
+    })
+  }
 }
 
 /** Runs this process as a reader process. Call it from the module a `ReaderPool` forks. */
 export const serveReaders = (build: BuildReaders): void => {
+  const collect = makeCollector()
   const send = (message: FromReader) => {
     if (process.connected) process.send?.(message)
   }
@@ -176,7 +188,7 @@ export const serveReaders = (build: BuildReaders): void => {
           fiber = undefined
           current = undefined
           pendingOcr.clear()
-          collectIfLarge()
+          collect()
           if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return send({ type: "end", job })
           const error = Cause.findErrorOption(exit.cause)
           if (Option.isSome(error) && error.value instanceof DocumentError) {

@@ -1,9 +1,10 @@
 /**
  * The scrape and parse pipelines, composed per request from its options.
  *
- * scrape: fetch (SSRF-checked) -> detect the content's type -> HTML stages, or JSON/text, or a
- * document reader -> project the requested formats. parse: the same stages on uploaded bytes.
- * The whole request runs under its `timeout` budget.
+ * scrape: fetch (SSRF-checked), or render in the browser when an option needs it or the page
+ * needs JavaScript (`EngineChoice.ts`) -> detect the content's type -> HTML stages, or JSON/text,
+ * or a document reader -> project the requested formats. parse: the same stages on uploaded
+ * bytes. The whole request runs under its `timeout` budget, navigation, waits and actions included.
  *
  * The pipeline takes requests already decoded: the edge that receives untrusted input (the HTTP
  * routes, `createStrata`) runs `validateScrapeRequest` / `validateParseOptions` once, which
@@ -13,8 +14,10 @@
 import { Context, Effect, Layer, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
+import { ArtifactStore } from "./artifacts/ArtifactStore.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
-import { Fetcher, type FetchResponse } from "./fetch/index.ts"
+import { BrowserEngine, decodeBody, Fetcher, type BrowserPage, type FetchResponse, needsJavaScript } from "./fetch/index.ts"
+import { browserOptions, browserRequestOf, type EngineName, noBrowser, pageInput, wantsBrowser, withEngine } from "./EngineChoice.ts"
 import { renderContent, renderContentStream, type ContentEvent } from "./ContentStage.ts"
 import type { ContentInput } from "./Routing.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
@@ -44,6 +47,8 @@ export class Pipeline extends Context.Service<Pipeline, {
     Pipeline,
     Effect.gen(function*() {
       const fetcher = yield* Fetcher
+      const browser = yield* Effect.serviceOption(BrowserEngine)
+      const artifacts = yield* Effect.serviceOption(ArtifactStore)
       const readers = yield* DocumentReaders
       const redaction = yield* Redaction
       // Stages with a default: the one in the context the pipeline is built in, else the default.
@@ -74,6 +79,32 @@ export class Pipeline extends Context.Service<Pipeline, {
           Effect.map((response) => fetchedInput(request.url, response))
         )
 
+      /**
+       * The page's content and the engine that served it: the browser when an option needs it,
+       * else the fetch engine, then the browser when the fetched HTML needs JavaScript (if the
+       * browser then fails, the page as fetched is still an answer).
+       */
+      const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Acquired, ScrapeError> =>
+        Effect.gen(function*() {
+          const needed = browserOptions(request)
+          if (Option.isNone(browser)) {
+            if (needed.length > 0) return yield* Effect.fail(noBrowser(needed))
+            return { input: yield* fetchContent(request, deadline), engine: "fetch" }
+          }
+          const render = Effect.map(browser.value.render(browserRequestOf(request), deadline), (page): Acquired => ({
+            input: pageInput(request.url, page),
+            engine: "browser",
+            page
+          }))
+          if (wantsBrowser(request)) return yield* render
+          const input = yield* fetchContent(request, deadline)
+          if (!isHtmlPage(input) || needsJavaScript(decodeBody(input.bytes, input.contentTypeHeader).text) === undefined) {
+            return { input, engine: "fetch" }
+          }
+          return yield* Effect.catch(render, (error) =>
+            error.reason._tag === "TimedOut" ? Effect.fail(error) : Effect.succeed<Acquired>({ input, engine: "fetch" }))
+        })
+
       /** A stream under the request's whole budget (not a per-element timeout). */
       const streamWithBudget = <A>(timeoutMs: number, stream: Stream.Stream<A, ScrapeError>) =>
         stream.pipe(Stream.interruptWhen(Effect.sleep(timeoutMs).pipe(Effect.andThen(Effect.fail(timedOut(timeoutMs))))))
@@ -81,7 +112,14 @@ export class Pipeline extends Context.Service<Pipeline, {
       const scrapeStream = (request: ScrapeRequest): Stream.Stream<ContentEvent, ScrapeError> =>
         Stream.unwrap(Effect.sync(() => {
           const deadline = Date.now() + request.timeout
-          const events = Stream.unwrap(Effect.map(fetchContent(request, deadline), (input) => renderContentStream(input, request, deadline)))
+          const events = Stream.unwrap(Effect.map(acquire(request, deadline), (acquired) =>
+            renderContentStream(acquired.input, request, deadline).pipe(
+              Stream.mapEffect((event) =>
+                event.type === "done"
+                  ? Effect.map(withEngine(event.data, acquired, request, artifacts), (data): ContentEvent => ({ type: "done", data }))
+                  : Effect.succeed(event)
+              )
+            )))
           return streamWithBudget(request.timeout, streamStages(events).pipe(Stream.map(finishEvent)))
         }))
 
@@ -96,7 +134,8 @@ export class Pipeline extends Context.Service<Pipeline, {
 
       const scrape = Effect.fn("Pipeline.scrape")(function*(request: ScrapeRequest) {
         const deadline = Date.now() + request.timeout
-        const work = Effect.flatMap(fetchContent(request, deadline), (input) => renderContent(input, request, deadline))
+        const work = Effect.flatMap(acquire(request, deadline), (acquired) =>
+          Effect.flatMap(renderContent(acquired.input, request, deadline), (data) => withEngine(data, acquired, request, artifacts)))
         const data = yield* withBudget(request.timeout, stages(work))
         return finish(data)
       })
@@ -133,6 +172,17 @@ const uploadInput = (file: UploadedFile): ContentInput => ({
   fileName: file.fileName,
   upload: true
 })
+
+/** A page's content and the engine that served it (with the browser's page, for its actions and screenshot). */
+interface Acquired {
+  readonly input: ContentInput
+  readonly engine: EngineName
+  readonly page?: BrowserPage | undefined
+}
+
+/** HTML by its declared type (or none declared): what the "needs JavaScript" rules read. */
+const isHtmlPage = (input: ContentInput): boolean =>
+  input.contentType === undefined || input.contentType === "text/html" || input.contentType === "application/xhtml+xml"
 
 /** The content of a fetched page, for the content stage. */
 const fetchedInput = (sourceURL: string, response: FetchResponse): ContentInput => ({

@@ -6,8 +6,8 @@ import { Effect } from "effect"
 import type { CommonOptions, ParseOptions, ScrapeRequest } from "./contract/index.ts"
 import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
 
-/** Formats the pipeline produces today. */
-const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html", "rawHtml", "links", "rawBase64"])
+/** Formats the pipeline produces today (`screenshot` needs the browser engine: the pipeline refuses it without one). */
+const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html", "rawHtml", "links", "rawBase64", "screenshot"])
 
 const refuse = (option: string, why: string): Effect.Effect<never, ScrapeError> =>
   Effect.fail(scrapeError(new NotSupported({ option, message: `The option \`${option}\` is not supported by this server yet: ${why}` })))
@@ -20,7 +20,7 @@ const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =
   Effect.gen(function*() {
     for (const format of request.formats) {
       if (!SUPPORTED_FORMATS.has(format.type)) {
-        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links and rawBase64")
+        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64 and screenshot")
       }
     }
     if (truthy(request.redactPII)) yield* refuse("redactPII", "PII redaction is not available yet")
@@ -31,12 +31,11 @@ export const checkScrapeSupported = (request: ScrapeRequest): Effect.Effect<void
     // A catalog request never gets here: decodeScrapeRequest refuses it.
     if (request.domainTools === true) yield* refuse("domainTools", "no catalog tools are registered on this server")
     yield* checkCommon(request)
-    if (truthy(request.actions)) yield* refuse("actions", "browser actions need the browser engine, which is not installed yet")
-    if (request.waitFor > 0) yield* refuse("waitFor", "waiting needs the browser engine, which is not installed yet")
-    if (request.mobile === true) yield* refuse("mobile", "device emulation needs the browser engine, which is not installed yet")
+    // `actions`, `waitFor`, `mobile` and the screenshot format need the browser engine: the
+    // pipeline refuses them when it has none (EngineChoice.ts), since only it knows.
     if (request.proxy === "enhanced") yield* refuse("proxy: enhanced", "this server fetches directly, without proxies")
     // `location` is honoured in part: its languages become the fetch's Accept-Language (no geo proxy).
-    if (truthy(request.profile)) yield* refuse("profile", "browser profiles need the browser engine, which is not installed yet")
+    if (truthy(request.profile)) yield* refuse("profile", "browser profiles are not available yet")
     if (request.onlyCleanContent === true) yield* refuse("onlyCleanContent", "the model-based cleaning pass is not available yet")
     if (request.lockdown === true) yield* refuse("lockdown", "this server keeps no cache yet")
     if (request.minAge !== undefined) yield* refuse("minAge", "this server keeps no cache yet")

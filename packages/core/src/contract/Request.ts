@@ -24,6 +24,10 @@ import {
 
 export const DEFAULT_TIMEOUT_MS = 60_000
 export const DEFAULT_MAX_AGE_MS = 172_800_000
+/** Firecrawl's action limits: 50 actions, 60 s of waiting in all, a selector wait counted as 1 s. */
+export const MAX_ACTIONS = 50
+export const MAX_TOTAL_WAIT_MS = 60_000
+const SELECTOR_WAIT_COUNTS_MS = 1000
 /** `maxAge` default under `lockdown`: 2 years. */
 export const LOCKDOWN_MAX_AGE_MS = 2 * 365 * 24 * 60 * 60 * 1000
 
@@ -182,8 +186,19 @@ const crossFieldIssues = (body: ScrapeRequestBody): Array<RequestIssue> => {
   if (body.onlyCleanContent === true && (body.zeroDataRetention === true || body.lockdown === true)) {
     issues.push({ path: ["onlyCleanContent"], message: "onlyCleanContent is not supported with zero data retention" })
   }
-  if (body.waitFor !== undefined && body.waitFor >= (body.timeout ?? DEFAULT_TIMEOUT_MS)) {
-    issues.push({ path: ["waitFor"], message: "waitFor must be shorter than timeout" })
+  if (body.waitFor !== undefined && body.waitFor > (body.timeout ?? DEFAULT_TIMEOUT_MS) / 2) {
+    issues.push({ path: ["waitFor"], message: "waitFor must not exceed half of timeout" })
+  }
+  if (body.actions !== undefined && body.actions.length > MAX_ACTIONS) {
+    issues.push({ path: ["actions"], message: `at most ${MAX_ACTIONS} actions are allowed` })
+  }
+  const waited = (body.waitFor ?? 0) + (body.actions ?? []).reduce((sum, action) =>
+    action.type !== "wait" ? sum : sum + (action.milliseconds ?? SELECTOR_WAIT_COUNTS_MS), 0)
+  if (waited > MAX_TOTAL_WAIT_MS) {
+    issues.push({
+      path: ["actions"],
+      message: `the total wait (waitFor, each wait's milliseconds, ${SELECTOR_WAIT_COUNTS_MS} ms per selector wait) must not exceed ${MAX_TOTAL_WAIT_MS} ms; this request waits ${waited} ms`
+    })
   }
   return issues
 }

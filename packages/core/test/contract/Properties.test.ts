@@ -10,7 +10,7 @@ import { decodeParseOptions, decodeScrapeBody, SimpleFormatTypes } from "../../s
 import { ok, scrape } from "./decode.ts"
 
 const action = fc.oneof(
-  fc.record({ type: fc.constant("wait"), milliseconds: fc.integer({ min: 1, max: 60_000 }) }),
+  fc.record({ type: fc.constant("wait"), milliseconds: fc.integer({ min: 1, max: 9_000 }) }), // 6 waits of at most 9 s stay within the 60 s total
   fc.record({ type: fc.constant("wait"), selector: fc.string() }),
   fc.record(
     {

@@ -140,9 +140,22 @@ describe("decodeScrapeRequest limits", () => {
     else rejectsAt(outcome, key)
   })
 
-  it("waitFor must be shorter than timeout", () => {
-    rejectsAt(scrape(withUrl({ timeout: 5000, waitFor: 5000 })), "waitFor", /shorter than timeout/)
-    ok(scrape(withUrl({ timeout: 5000, waitFor: 4999 })))
+  it("waitFor may be at most half of timeout", () => {
+    rejectsAt(scrape(withUrl({ timeout: 5000, waitFor: 2501 })), "waitFor", /half of timeout/)
+    rejectsAt(scrape(withUrl({ waitFor: 30_001 })), "waitFor", /half of timeout/)
+    ok(scrape(withUrl({ timeout: 5000, waitFor: 2500 })))
+  })
+
+  it("allows at most 50 actions and 60 s of waiting in all", () => {
+    const click = { type: "click", selector: "a" }
+    ok(scrape(withUrl({ actions: Array(50).fill(click) })))
+    rejectsAt(scrape(withUrl({ actions: Array(51).fill(click) })), "actions", /at most 50 actions/)
+    ok(scrape(withUrl({ timeout: 120_000, waitFor: 20_000, actions: [{ type: "wait", milliseconds: 39_000 }, { type: "wait", selector: "#x" }] })))
+    rejectsAt(
+      scrape(withUrl({ timeout: 120_000, waitFor: 20_000, actions: [{ type: "wait", milliseconds: 39_000 }, { type: "wait", selector: "#x" }, { type: "wait", selector: "#y" }] })),
+      "actions",
+      /total wait/
+    )
   })
 
   it("location.country is two upper-case letters", () => {

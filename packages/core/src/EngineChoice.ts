@@ -1,0 +1,115 @@
+/**
+ * Which fetch engine serves a scrape, and what the browser's page becomes in the response.
+ *
+ * The fetch engine goes first. The browser serves the request instead when an option needs it
+ * (`browserOptions`), or after the fetch when the HTML needs JavaScript (`NeedsJavaScript.ts`).
+ * Without a browser engine in the context, the options that need one are refused (400
+ * NotSupported) and every page is served as fetched. `metadata.engine` says which engine
+ * served the page: `"fetch"` or `"browser"` (the contract has no such field; Firecrawl keeps
+ * its engine internal).
+ *
+ * Screenshots and PDFs become links through the `ArtifactStore` when one is in the context,
+ * else `data:` URLs. As in Firecrawl, `data.actions` is left out when every list is empty.
+ */
+import { Effect, Option } from "effect"
+import type { ArtifactStore } from "./artifacts/ArtifactStore.ts"
+import { getFormat, hasFormat, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
+import type { ActionOutput, BrowserFile, BrowserPage, BrowserRequest } from "./fetch/Browser.ts"
+import type { ContentInput } from "./Routing.ts"
+import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
+
+export type EngineName = "fetch" | "browser"
+
+/** The request's options that only a browser honours, named as the 400 names them. */
+export const browserOptions = (request: ScrapeRequest): Array<string> => {
+  const options: Array<string> = []
+  if (request.actions !== undefined && request.actions.length > 0) options.push("actions")
+  if (hasFormat(request, "screenshot")) options.push("formats: screenshot")
+  if (request.waitFor > 0) options.push("waitFor")
+  if (request.mobile) options.push("mobile")
+  return options
+}
+
+/**
+ * Whether the request goes to the browser without fetching first. `location` counts only when
+ * a browser is there: without one, the fetch engine honours its languages (Accept-Language).
+ */
+export const wantsBrowser = (request: ScrapeRequest): boolean =>
+  browserOptions(request).length > 0 || request.location !== undefined
+
+/** The 400 for a request whose options need the browser on a server without one. */
+export const noBrowser = (options: ReadonlyArray<string>): ScrapeError =>
+  scrapeError(new NotSupported({
+    option: options[0],
+    message: `The option \`${options[0]}\` is not supported by this server: it needs the browser engine, which is not installed (${options.join(", ")})`
+  }))
+
+export const browserRequestOf = (request: ScrapeRequest): BrowserRequest => {
+  const screenshot = getFormat(request, "screenshot")
+  return {
+    url: request.url,
+    headers: request.headers,
+    skipTlsVerification: request.skipTlsVerification,
+    mobile: request.mobile,
+    location: request.location,
+    waitFor: request.waitFor,
+    actions: request.actions ?? [],
+    screenshot: screenshot === undefined ? undefined : { fullPage: screenshot.fullPage, quality: screenshot.quality, viewport: screenshot.viewport }
+  }
+}
+
+/** The rendered page as content for the content stages. */
+export const pageInput = (sourceURL: string, page: BrowserPage): ContentInput => ({
+  bytes: page.body,
+  contentType: page.contentType,
+  contentTypeHeader: page.headers["content-type"],
+  url: page.url,
+  sourceURL,
+  statusCode: page.status
+})
+
+const dataUrl = (file: BrowserFile): string => `data:${file.contentType};base64,${Buffer.from(file.bytes).toString("base64")}`
+
+/** Stores a file and answers its link: the artifact store's, or a `data:` URL without one. */
+const storeWith = (store: Option.Option<ArtifactStore["Service"]>) =>
+(file: BrowserFile, kind: "screenshot" | "pdf"): Effect.Effect<string, ScrapeError> =>
+  Option.isNone(store)
+    ? Effect.succeed(dataUrl(file))
+    : Effect.map(store.value.put({ bytes: file.bytes, contentType: file.contentType, kind }), (stored) => stored.url)
+
+/**
+ * `data` with what the browser added: the engine, `screenshot` and `actions`. `artifacts` is the
+ * store from the context the pipeline was built in (the server gives it its own).
+ */
+export const withEngine = (
+  data: ScrapeData,
+  served: { readonly engine: EngineName; readonly page?: BrowserPage | undefined },
+  request: ScrapeRequest,
+  artifacts: Option.Option<ArtifactStore["Service"]>
+): Effect.Effect<ScrapeData, ScrapeError> =>
+  Effect.gen(function*() {
+    const { engine, page } = served
+    const metadata = { ...data.metadata, engine }
+    if (page === undefined) return { ...data, metadata }
+    const store = storeWith(artifacts)
+    const outputs = [...page.outputs].sort((a, b) => a.index - b.index)
+    const urls: Array<{ readonly output: ActionOutput; readonly url: string }> = []
+    for (const output of outputs) {
+      if (output._tag === "Screenshot") urls.push({ output, url: yield* store(output.file, "screenshot") })
+      if (output._tag === "Pdf") urls.push({ output, url: yield* store(output.file, "pdf") })
+    }
+    const screenshot = page.screenshot === undefined ? undefined : yield* store(page.screenshot, "screenshot")
+    const actions = {
+      screenshots: urls.filter((u) => u.output._tag === "Screenshot").map((u) => u.url),
+      scrapes: outputs.flatMap((o) => (o._tag === "Scrape" ? [{ url: o.url, html: o.html }] : [])),
+      javascriptReturns: outputs.flatMap((o) => (o._tag === "JavascriptReturn" ? [{ type: o.type, value: o.value }] : [])),
+      pdfs: urls.filter((u) => u.output._tag === "Pdf").map((u) => u.url)
+    }
+    const empty = actions.screenshots.length + actions.scrapes.length + actions.javascriptReturns.length + actions.pdfs.length === 0
+    return {
+      ...data,
+      metadata,
+      ...(screenshot === undefined ? {} : { screenshot }),
+      ...(request.actions === undefined || empty ? {} : { actions })
+    }
+  })

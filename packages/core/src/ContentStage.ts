@@ -6,7 +6,7 @@
 import { Effect, Stream } from "effect"
 import { STATUS_CODES } from "node:http"
 import type { CommonOptions, DocumentMetadata, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
-import type { Diagnostic } from "./Document.ts"
+import type { Diagnostic, Page } from "./Document.ts"
 import type { DocumentReaders } from "./DocumentReader.ts"
 import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
@@ -83,21 +83,25 @@ const textBody = (input: ContentInput, json: boolean): Produced => {
 
 /**
  * A document read page by page: its page events, and what it produced once they have all gone
- * by (markdown, warnings, metadata). Only the page being written is held in memory.
+ * by (markdown, warnings, metadata). Only the page being written is held in memory, unless
+ * HTML or links were asked for: those are written from the blocks, so the pages are kept.
  */
-const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Document" }>, deadline: number) =>
+const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Document" }>, options: CommonOptions, deadline: number) =>
   Effect.gen(function*() {
     const { format, parser, fileName } = document
+    const wants = (yield* FormatProjection).requested(options.formats)
     const { info, events, writer } = yield* runDocumentStream(
       { bytes: input.bytes, format, fileName, options: { deadline, mode: parser.mode, maxPages: parser.maxPages } },
       parser.pageMarkers
     )
     const diagnostics: Array<Diagnostic> = []
+    const sources: Array<Page> | undefined = wants.html || wants.links ? [] : undefined
     let count = 0
     const pages = events.pipe(Stream.tap((event) =>
       Effect.sync(() => {
         count++
         diagnostics.push(...event.diagnostics)
+        sources?.push(event.source)
       })
     ))
     const produced = (streamed: boolean): Extract<Produced, { readonly _tag: "Document" }> => {
@@ -107,6 +111,7 @@ const readDocument = (input: ContentInput, document: Extract<Route, { _tag: "Doc
         bytes: input.bytes,
         markdown: writer.markdown(),
         streamed,
+        source: sources === undefined ? undefined : { pages: sources, pageMarkers: parser.pageMarkers },
         warnings: diagnostics
           .filter((d) => d.severity === "warning")
           .map((d) => (d.page !== undefined ? `page ${d.page}: ${d.message}` : d.message)),
@@ -144,7 +149,7 @@ const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadl
       case "Document": {
         // The document's resources (an open file, a reader process) live until its pages are read.
         return yield* Effect.scoped(Effect.gen(function*() {
-        const { pages, produced } = yield* readDocument(input, path, deadline)
+        const { pages, produced } = yield* readDocument(input, path, options, deadline)
         const collected: Array<PageMarkdown> = []
         const blocks: Array<PageBlocks> = []
         yield* Stream.runForEach(pages, (event: PageEvent) =>
@@ -177,7 +182,7 @@ export const renderContentStream = (input: ContentInput, options: CommonOptions,
     if (path._tag !== "Document") {
       return Stream.fromEffect(Effect.map(runPath(input, path, options, deadline), (data): ContentEvent => ({ type: "done", data })))
     }
-    const { pages, produced } = yield* readDocument(input, path, deadline)
+    const { pages, produced } = yield* readDocument(input, path, options, deadline)
     const pageEvents = Stream.map(pages, (event): ContentEvent => ({
       type: "page",
       pageNumber: event.page.pageNumber,

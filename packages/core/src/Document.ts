@@ -70,6 +70,11 @@ export const ListInfo = Schema.Struct({
   /** A task item's box: checked or not; absent for an item that has none. */
   checked: Schema.optional(Schema.Boolean),
   /**
+   * A further paragraph of the item before it (same depth and ordinal): written under that
+   * item's text, with no marker of its own. Its block keeps its own kind (a paragraph is `text`).
+   */
+  continues: Schema.optional(Schema.Boolean),
+  /**
    * Columns before the marker: the widths of the parent items' markers, as the reader nested
    * them (markdown nests an item under its parent's text, so this depends on the parents).
    */

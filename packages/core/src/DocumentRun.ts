@@ -44,6 +44,8 @@ export const fromStageError = (error: StageError): ScrapeError =>
 /** One page's worth of output, for streaming consumers. */
 export interface PageEvent extends PushResult {
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** The page as it reached the Markdown stage (after redaction), for the HTML writer, which writes from its blocks' structure. */
+  readonly source: Page
 }
 
 const unitOf = (format: string, count: number): string => {
@@ -84,7 +86,11 @@ export const runDocumentStream = (
           Effect.flatMap((redacted: Page) =>
             Effect.map(writer.push(redacted), (written): PageEvent => {
               const diagnostics = [...(redacted.diagnostics ?? []), ...(cut !== undefined && redacted.pageNumber === numPages ? [cut] : [])]
-              return { ...written, diagnostics: diagnostics.map((d) => (d.page === undefined ? { ...d, page: redacted.pageNumber } : d)) }
+              return {
+                ...written,
+                source: redacted,
+                diagnostics: diagnostics.map((d) => (d.page === undefined ? { ...d, page: redacted.pageNumber } : d))
+              }
             })),
           Effect.mapError(fromStageError)
         )

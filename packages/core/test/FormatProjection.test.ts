@@ -12,7 +12,9 @@ import {
   FormatProjection,
   Pipeline,
   type Produced,
-  TypeDetection
+  structuredBlock,
+  TypeDetection,
+  withContent
 } from "../src/index.ts"
 
 const formats = (...types: Array<string>) => Effect.map(decodeParseOptions({ formats: types }), (options) => options.formats)
@@ -36,6 +38,18 @@ describe("contractProjection", () => {
       assert.deepStrictEqual(data.links, ["https://e.com/x"])
       assert.include(data.html ?? "", "<a href=\"https://e.com/x\">x</a>")
       assert.strictEqual(data.warning, "page 2: thin")
+    }))
+
+  it.effect("writes a document's HTML and links from its blocks when it has them", () =>
+    Effect.gen(function*() {
+      const blocks = [
+        structuredBlock("list_item", { list: { depth: 0, ordinal: 2, indent: 0 }, text: "See [y](https://e.com/y)" }),
+        withContent(structuredBlock("text", { text: "secret" }), "[REDACTED](https://e.com/r)")
+      ]
+      const pages = [{ pageNumber: 1, status: "ok" as const, width: null, height: null, blocks }]
+      const data = yield* contractProjection.project({ ...document, source: { pages, pageMarkers: false } }, yield* formats("html", "links"))
+      assert.strictEqual(data.html, "<ol start=\"2\">\n<li>See <a href=\"https://e.com/y\">y</a></li>\n</ol>\n<p><a href=\"https://e.com/r\">REDACTED</a></p>")
+      assert.deepStrictEqual(data.links, ["https://e.com/y", "https://e.com/r"])
     }))
 
   it.effect("leaves out the markdown the page events already carried", () =>

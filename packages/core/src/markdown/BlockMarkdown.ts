@@ -27,10 +27,17 @@ export interface BlockStructure {
 const heading = (info: HeadingInfo, text: string): string =>
   `${"#".repeat(Math.max(1, Math.min(6, Math.floor(info.level))))} ${text.replace(/\n/g, " ")}`
 
-/** A list item: its marker after `indent` columns; the body's further lines are indented under the marker's text. */
+/**
+ * A list item: its marker after `indent` columns; the body's further lines are indented under the
+ * marker's text, as is the whole of a further paragraph of the item (`continues`).
+ */
 const listItem = (info: ListInfo, text: string): string => {
   const indent = " ".repeat(Math.max(0, Math.floor(info.indent)))
   const marker = info.ordinal === null ? "-" : `${info.ordinal}.`
+  if (info.continues === true) {
+    const under = `${indent}${" ".repeat(marker.length + 1)}`
+    return `${under}${text.replace(/\n/g, `\n${under}`)}`
+  }
   if (info.checked !== undefined) return `${indent}${marker} [${info.checked ? "x" : " "}] ${text}`
   return `${indent}${marker} ${text.replace(/\n/g, `\n${indent}${" ".repeat(marker.length + 1)}`)}`
 }

@@ -5,14 +5,16 @@ export {
   docxReader,
   epubReader,
   legacyReader,
+  makeLegacyReader,
   makeOfficeReaders,
   odfReader,
   officeReaders,
   pptxReader,
   rtfReader,
-  xlsxReader
+  xlsxReader,
+  type OfficeReaderOptions
 } from "./Readers.ts"
-/** Whether LibreOffice is installed (needed for .ppt and for full-fidelity .doc). */
-export { findSoffice } from "./LibreOffice.ts"
+/** LibreOffice conversions for .ppt and full-fidelity .doc (a layer, configured by `STRATA_SOFFICE`...). */
+export { type ConvertOptions, findSoffice, LibreOffice, libreOfficeConfig, type LibreOfficeOptions } from "./LibreOffice.ts"
 /** Picture OCR for any reader whose blocks reference stored images. */
 export { withImageOcr, type ImageOcrOptions } from "./ImageOcr.ts"

@@ -10,11 +10,15 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { tmpdir } from "node:os"
 import { detectFormat } from "@strata/core"
-import { convertWithLibreOffice, findSoffice } from "../src/LibreOffice.ts"
+import { Effect } from "effect"
+import { LibreOffice, libreOfficeConfig } from "../src/LibreOffice.ts"
 import { buildDocx, buildPptx } from "./fixtures/Builders.ts"
 import { readDocument, readFailure } from "./fixtures/ReadDocument.ts"
 
-const installed = findSoffice() !== null
+const installed = Effect.runSync(libreOfficeConfig).binary !== null
+/** A fixture converted from its OOXML original by LibreOffice itself. */
+const convertWithLibreOffice = (bytes: Uint8Array, options: { format: string; to: string; deadline: number }) =>
+  Effect.runPromise(LibreOffice.use((lo) => lo.convert(bytes, options)).pipe(Effect.provide(LibreOffice.layer)))
 const deadline = () => Date.now() + 120_000
 
 describe.runIf(installed)("legacy formats with LibreOffice", () => {

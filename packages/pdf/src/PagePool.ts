@@ -9,7 +9,11 @@
  * shut down after a while idle, and never keep the process alive when nothing waits for them.
  * Replies are outcomes, never rejections: pages read ahead and never taken cannot leave an
  * unhandled rejection behind.
+ *
+ * The pool is the `PageWorkers` service: it lives as long as its layer (its workers are stopped
+ * when the layer is released), sized by `STRATA_PDF_WORKERS` through `Config` or by `layerWith`.
  */
+import { Config, Context, Effect, Layer, type Scope } from "effect"
 import { Worker } from "node:worker_threads"
 import type { PageContent } from "./PageContent.ts"
 
@@ -105,7 +109,7 @@ class PoolWorker {
     this.worker.postMessage({ type: "close", docId } satisfies WorkerRequest)
     this.settled()
   }
-  /** Stops a worker that may be stuck inside pdf.js (a page past its deadline). */
+  /** Stops a worker that may be stuck inside pdf.js (a page past its deadline), or every worker when the pool closes. */
   kill(): void {
     void this.worker.terminate()
   }
@@ -144,6 +148,11 @@ export class PagePool {
     })
     this.workers.push(spawned)
     return spawned
+  }
+
+  /** Stops every worker (pages still waiting get an error outcome). */
+  shutdown(): void {
+    for (const w of this.workers.splice(0)) w.kill()
   }
 
   openDocument(bytes: Uint8Array, deadline: number): PooledDocument {
@@ -190,32 +199,24 @@ export class PagePool {
 }
 
 /**
- * Worker threads for PDF pages: `STRATA_PDF_WORKERS` when set, else none. Off by default: on a
- * 2-core machine shared with other work the pool gave no measurable speed-up and each worker adds
- * its own pdf.js heap (bench/results/pdf.md).
+ * `STRATA_PDF_WORKERS` (0 to 16), else none. Off by default: on a 2-core machine shared with
+ * other work the pool gave no measurable speed-up and each worker adds its own pdf.js heap
+ * (bench/results/pdf.md).
  */
-const defaultSize = (): number => {
-  const env = process.env["STRATA_PDF_WORKERS"]
-  if (env !== undefined && env.trim() !== "") {
-    const n = Number(env)
-    if (Number.isFinite(n) && n >= 0) return Math.min(16, Math.floor(n))
-  }
-  return 0
-}
+export const pdfWorkersConfig: Effect.Effect<number> = Config.Number("STRATA_PDF_WORKERS").pipe(
+  Config.withDefault(0),
+  Effect.map((n) => (Number.isFinite(n) && n >= 0 ? Math.min(16, Math.floor(n)) : 0)),
+  Effect.orElseSucceed(() => 0)
+)
 
-let shared: PagePool | undefined
-let configured: number | undefined
+/** A pool of `size` page workers (0: pages are read on the calling thread), stopped when `scope` closes. */
+const make = (size: number): Effect.Effect<PagePool, never, Scope.Scope> =>
+  Effect.acquireRelease(Effect.sync(() => new PagePool(Math.max(0, Math.floor(size)))), (pool) => Effect.sync(() => pool.shutdown()))
 
-/** Sets the number of page workers for documents opened from now on (0: pages are read on the calling thread). */
-export const configurePdfWorkers = (count: number): void => {
-  configured = Math.max(0, Math.floor(count))
-  shared = undefined
-}
-
-/** The process-wide pool, or undefined when it is turned off. */
-export const pagePool = (): PagePool | undefined => {
-  const size = configured ?? defaultSize()
-  if (size === 0) return undefined
-  if (shared === undefined || shared.size !== size) shared = new PagePool(size)
-  return shared
+/** The page worker pool the PDF reader reads long documents with (see `makePdfReader`). */
+export class PageWorkers extends Context.Service<PageWorkers, PagePool>()("@strata/pdf/PageWorkers") {
+  static readonly make = make
+  static readonly layerWith = (size: number): Layer.Layer<PageWorkers> => Layer.effect(PageWorkers, make(size))
+  /** Sized by `STRATA_PDF_WORKERS` (default 0: no workers). */
+  static readonly layer: Layer.Layer<PageWorkers> = Layer.effect(PageWorkers, Effect.flatMap(pdfWorkersConfig, make))
 }

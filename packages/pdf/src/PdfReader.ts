@@ -15,7 +15,7 @@ import type { PDFDocumentProxy } from "pdfjs-dist/types/src/display/api.d.ts"
 import { Corrupt, Layout, OcrEngine, ReadingOrder, thrownReason } from "@strata/core"
 import type { DocumentError, DocumentInfo, LayoutPage, LayoutSession, Page, ReadRequest, ReadResult, Reader, StageError } from "@strata/core"
 import { ocrPages } from "./OcrPages.ts"
-import { pagePool } from "./PagePool.ts"
+import { type PagePool, PageWorkers } from "./PagePool.ts"
 import { inThreadSource, type PageSource, pooledSource } from "./PageSource.ts"
 import { failedPage, type OrderedPage, writePage } from "./PageLayout.ts"
 import { closePdf, openPdf, pdfError } from "./PdfLoader.ts"
@@ -26,6 +26,8 @@ export interface PdfStages {
   readonly readingOrder: ReadingOrder["Service"]
   /** Absent: pages are never OCR'd. */
   readonly ocr?: OcrEngine["Service"] | undefined
+  /** Worker threads that read the pages of longer documents; absent (or size 0): the calling thread. */
+  readonly pageWorkers?: PagePool | undefined
 }
 
 /** A PDF `Reader` that also says how many of the documents it opened are still open. */
@@ -216,7 +218,7 @@ const readPdf = (request: ReadRequest, stages: PdfStages, count: OpenCount): Eff
     const numPages = maxPages !== undefined && maxPages >= 0 ? Math.min(totalPages, Math.floor(maxPages)) : totalPages
     const metadata = yield* documentMetadata(opened.doc)
     const info: DocumentInfo = { numPages, totalPages, metadata }
-    const pool = numPages >= POOL_MIN_PAGES ? pagePool() : undefined
+    const pool = numPages >= POOL_MIN_PAGES && stages.pageWorkers !== undefined && stages.pageWorkers.size > 0 ? stages.pageWorkers : undefined
     const native = pool === undefined
       ? inThreadSource(opened, deadline)
       : pooledSource(pool, request.bytes, numPages, deadline, LOOKAHEAD_PER_WORKER * pool.size)
@@ -247,12 +249,14 @@ export const pdfReaderWith = (stages: PdfStages): PdfReader => {
 }
 
 /**
- * The PDF `Reader` with the stages of the context: `Layout` and `ReadingOrder` (required), and
- * the `OcrEngine` when one is provided (else pages are never OCR'd).
+ * The PDF `Reader` with the stages of the context: `Layout` and `ReadingOrder` (required), the
+ * `OcrEngine` when one is provided (else pages are never OCR'd), and `PageWorkers` when provided
+ * (else pages are read on the calling thread).
  */
 export const makePdfReader: Effect.Effect<PdfReader, never, Layout | ReadingOrder> = Effect.gen(function*() {
   const layout = yield* Layout
   const readingOrder = yield* ReadingOrder
   const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))
-  return pdfReaderWith({ layout, readingOrder, ocr })
+  const pageWorkers = Option.getOrUndefined(yield* Effect.serviceOption(PageWorkers))
+  return pdfReaderWith({ layout, readingOrder, ocr, pageWorkers })
 })

@@ -18,7 +18,7 @@ export {
 export { openPdf, closePdf } from "./PdfLoader.ts"
 export { readPage, type PageContent } from "./PageContent.ts"
 export { readPageContent } from "./PageSource.ts"
-export { configurePdfWorkers, pagePool } from "./PagePool.ts"
+export { type PagePool, PageWorkers, pdfWorkersConfig } from "./PagePool.ts"
 export { buildLines } from "./Lines.ts"
 export { tableMarkdown } from "./TableGrid.ts"
 export { openRenderer, type PageRenderer, type RenderedPage } from "./PageRenderer.ts"

@@ -1,11 +1,11 @@
 /**
- * Reading pages in worker threads (opt-in) gives exactly the pages read on the calling thread,
- * in order, stays lazy, and shuts its workers' documents; and pdf.js's in-thread port, which
+ * Reading pages in worker threads (opt-in, the `PageWorkers` layer) gives exactly the pages read
+ * on the calling thread, in order, stays lazy, and shuts its workers' documents; and pdf.js's in-thread port, which
  * hands messages over without copying them, keeps concurrent documents apart.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
-import { configurePdfWorkers, pagePool, pdfReader, WINDOW } from "../src/index.ts"
+import { ConfigProvider, Effect, Stream } from "effect"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables, type PagePool, pdfReaderWith, PageWorkers, WINDOW } from "../src/index.ts"
 import { goldenCases } from "./helpers/GoldenCases.ts"
 import { DUIS, LOREM, makePdf } from "./helpers/MakePdf.ts"
 import { readAll } from "./helpers/ReadAll.ts"
@@ -25,52 +25,67 @@ const doc = (n: number, tag: string) => makePdf((b) => {
   }
 })
 
-const withWorkers = <A, E>(count: number, effect: Effect.Effect<A, E>) =>
-  Effect.acquireUseRelease(Effect.sync(() => configurePdfWorkers(count)), () => effect, () => Effect.sync(() => configurePdfWorkers(0)))
+/** A reader with a pool of `count` page workers, stopped when the test's scope closes. */
+const pooledReader = (count: number) =>
+  Effect.map(PageWorkers.make(count), (pool: PagePool) => ({
+    pool,
+    reader: pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder, pageWorkers: pool })
+  }))
 
 describe("page worker pool", () => {
   it.effect("pages read by two workers equal the pages read on this thread", () =>
-    Effect.gen(function*() {
+    Effect.scoped(Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => doc(12, "Pooled"))
-      const local = yield* withWorkers(0, readAll(bytes))
-      assert.isUndefined(pagePool())
-      const pooled = yield* withWorkers(2, Effect.gen(function*() {
-        const start = pagePool()!.pagesRequested
-        const all = yield* readAll(bytes)
-        assert.strictEqual(pagePool()!.pagesRequested - start, 12)
-        return all
-      }))
+      const local = yield* readAll(bytes)
+      const { pool, reader } = yield* pooledReader(2)
+      const start = pool.pagesRequested
+      const pooled = yield* readAll(bytes, { reader })
+      assert.strictEqual(pool.pagesRequested - start, 12)
       assert.strictEqual(pooled.pages.length, 12)
       assert.deepStrictEqual(pooled.pages.map((p) => p.pageNumber), local.pages.map((p) => p.pageNumber))
       assert.deepStrictEqual(pooled.pages, local.pages)
       assert.strictEqual(pooled.markdown, local.markdown)
       assert.include(pooled.markdown, "Pooled-7-2-1")
       assert.include(pooled.markdown, "| Column 1 | Column 2 |")
-    }))
+    })))
 
   it.effect("golden documents read the same through the pool", () =>
-    withWorkers(2, Effect.gen(function*() {
+    Effect.scoped(Effect.gen(function*() {
+      const { reader } = yield* pooledReader(2)
       for (const [name, make] of Object.entries(goldenCases)) {
         const bytes = yield* Effect.promise(make)
-        const pooled = yield* readAll(bytes)
-        const local = yield* withWorkers(0, readAll(bytes))
+        const pooled = yield* readAll(bytes, { reader })
+        const local = yield* readAll(bytes)
         assert.strictEqual(pooled.markdown, local.markdown, name)
-        configurePdfWorkers(2)
       }
     })))
 
   it.effect("the pooled stream is lazy: the first page asks for the window and the read-ahead only", () =>
-    withWorkers(2, Effect.scoped(Effect.gen(function*() {
+    Effect.scoped(Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => doc(60, "Lazy"))
-      const pool = pagePool()!
+      const { pool, reader } = yield* pooledReader(2)
       const start = pool.pagesRequested
-      const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 30_000 } })
+      const result = yield* reader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 30_000 } })
       const first = yield* Stream.runCollect(Stream.take(result.pages, 1))
       assert.include(first[0].blocks.map((b) => b.content).join("\n"), "Lazy page 1 heading")
       const asked = pool.pagesRequested - start
       assert.isAtLeast(asked, WINDOW + 2)
       assert.isBelow(asked, 30)
-    }))))
+    })))
+
+  it.effect("the layer's workers are sized by STRATA_PDF_WORKERS and a size of 0 reads on this thread", () =>
+    Effect.gen(function*() {
+      const sized = yield* PageWorkers.use((pool) => Effect.succeed(pool.size)).pipe(
+        Effect.provide(PageWorkers.layer),
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ STRATA_PDF_WORKERS: "3" })))
+      )
+      assert.strictEqual(sized, 3)
+      const bytes = yield* Effect.promise(() => doc(4, "Zero"))
+      const zero = yield* Effect.scoped(Effect.flatMap(pooledReader(0), ({ pool, reader }) =>
+        Effect.map(readAll(bytes, { reader }), (read) => ({ read, requested: pool.pagesRequested }))))
+      assert.strictEqual(zero.requested, 0)
+      assert.include(zero.read.markdown, "Zero-3-1-0")
+    }))
 
   it.effect("concurrent documents on this thread keep their own text", () =>
     Effect.gen(function*() {

@@ -5,7 +5,7 @@
  * The `Pipeline` takes decoded requests: `validateScrapeRequest` and `validateParseOptions` turn
  * the contract's JSON options into them (defaults applied, unsupported options refused).
  */
-export { layer, ReadersLive, StrataLive } from "./Live.ts"
+export { layer, ReaderResources, ReadersLive, StrataLive } from "./Live.ts"
 export { lazyOcrLayer } from "./LazyOcr.ts"
 export { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
 export { validateParseOptions, validateScrapeRequest } from "@strata/core"

@@ -10,9 +10,9 @@ import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata
 import { Config, Effect, Layer } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { lazyOcrLayer, type OcrEngineName } from "./LazyOcr.ts"
-import { DefaultPageStages, defaultFormats, ReadersLive } from "./Readers.ts"
+import { DefaultPageStages, defaultFormats, ReaderResources, ReadersLive } from "./Readers.ts"
 
-export { ReadersLive } from "./Readers.ts"
+export { ReaderResources, ReadersLive } from "./Readers.ts"
 
 /** Layers that replace the default page stages. Each is optional; what is left out keeps its default. */
 export interface StageLayers {
@@ -83,7 +83,7 @@ const isolatedReaders = (options: IsolationOptions): Layer.Layer<DocumentReaders
   Layer.unwrap(Effect.map(isolationConfig, (config) => {
     const workers = options.workers ?? config.workers
     // No reader processes: the default readers in this process.
-    if (workers === 0) return ReadersLive.pipe(Layer.provide(DefaultPageStages))
+    if (workers === 0) return ReadersLive.pipe(Layer.provide(Layer.mergeAll(DefaultPageStages, ReaderResources)))
     return ReaderPool.layer({
       entry: readerEntry,
       supports: (format: DocumentFormat) => defaultFormats.has(format),
@@ -102,7 +102,7 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
   const ocr = stages.ocr ?? (options.ocr === false ? Layer.empty : lazyOcrLayer(options.ocr))
   const customPageStages = stages.layout !== undefined || stages.tables !== undefined || stages.readingOrder !== undefined
   const readers = options.isolation === false || customPageStages
-    ? ReadersLive.pipe(Layer.provide(Layer.mergeAll(layout, stages.readingOrder ?? HeuristicReadingOrder, ocr)))
+    ? ReadersLive.pipe(Layer.provide(Layer.mergeAll(layout, stages.readingOrder ?? HeuristicReadingOrder, ocr, ReaderResources)))
     : isolatedReaders(options.isolation ?? {}).pipe(Layer.provide(ocr))
   const fetch = options.fetch === undefined
     ? Fetcher.layer

@@ -1,22 +1,32 @@
 /**
- * The readers this package ships, in-process: PDF first (with the context's page stages and OCR
- * engine), then the office formats. `ReadersLive` is the layer; `buildDefaultReaders` builds the
- * same readers with the default stages, for a reader process.
+ * The readers this package ships, in-process: PDF first (with the context's page stages, OCR
+ * engine and page workers), then the office formats (with the context's LibreOffice).
+ * `ReadersLive` is the layer; `ReaderResources` the pools it reads with (page worker threads,
+ * LibreOffice slots), configured through `Config` and released with their layer;
+ * `buildDefaultReaders` builds the same readers with the default stages, for a reader process.
  */
 import { DocumentReaders, type Layout, OcrEngine, type ReadingOrder } from "@strata/core"
-import { makeOfficeReaders } from "@strata/office"
-import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables, makePdfReader } from "@strata/pdf"
+import { LibreOffice, makeOfficeReaders } from "@strata/office"
+import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables, makePdfReader, PageWorkers } from "@strata/pdf"
 import { Effect, Layer, Option } from "effect"
 
-/** Every format reader, PDF (with the context's stages and OCR engine) first. */
-export const ReadersLive: Layer.Layer<DocumentReaders, never, Layout | ReadingOrder> = Layer.effect(
+/** Every format reader, PDF (with the context's stages, OCR engine and page workers) first. */
+export const ReadersLive: Layer.Layer<DocumentReaders, never, Layout | ReadingOrder | LibreOffice> = Layer.effect(
   DocumentReaders,
   Effect.gen(function*() {
     const pdf = yield* makePdfReader
     const ocr = Option.getOrUndefined(yield* Effect.serviceOption(OcrEngine))
-    return DocumentReaders.make([pdf, ...makeOfficeReaders({ ocr })])
+    const libreOffice = yield* LibreOffice
+    return DocumentReaders.make([pdf, ...makeOfficeReaders({ ocr, libreOffice })])
   })
 )
+
+/**
+ * What the readers read with: PDF page worker threads (`STRATA_PDF_WORKERS`) and LibreOffice
+ * (`STRATA_SOFFICE`, `STRATA_SOFFICE_CONCURRENCY`). Workers are stopped and LibreOffice's
+ * profiles removed when the layer is released.
+ */
+export const ReaderResources: Layer.Layer<PageWorkers | LibreOffice> = Layer.mergeAll(PageWorkers.layer, LibreOffice.layer)
 
 /** The default page stages: heuristic layout (with its tables) and reading order. */
 export const DefaultPageStages: Layer.Layer<Layout | ReadingOrder> = Layer.mergeAll(
@@ -24,8 +34,11 @@ export const DefaultPageStages: Layer.Layer<Layout | ReadingOrder> = Layer.merge
   HeuristicReadingOrder
 )
 
-/** The readers with the default stages and the given OCR engine (absent: pages are never OCR'd). */
-export const buildDefaultReaders = (ocr: OcrEngine["Service"] | undefined): Effect.Effect<DocumentReaders["Service"]> => {
+/**
+ * The readers with the default stages and the given OCR engine (absent: pages are never OCR'd),
+ * reading with the context's `ReaderResources` (a reader process builds them once, for its life).
+ */
+export const buildDefaultReaders = (ocr: OcrEngine["Service"] | undefined): Effect.Effect<DocumentReaders["Service"], never, PageWorkers | LibreOffice> => {
   const readers = Effect.gen(function*() {
     return yield* DocumentReaders
   }).pipe(Effect.provide(ReadersLive.pipe(Layer.provide(DefaultPageStages))))

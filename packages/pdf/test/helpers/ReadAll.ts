@@ -1,7 +1,7 @@
 /** Runs the PDF reader over bytes and writes the markdown, as the pipeline would. */
 import { Effect, Stream } from "effect"
 import { type DocumentInfo, type Page, writeMarkdown, type ParseMode } from "@strata/core"
-import { pdfReader } from "../../src/index.ts"
+import { pdfReader, type PdfReader } from "../../src/index.ts"
 
 export interface ReadAllResult {
   readonly info: DocumentInfo
@@ -10,9 +10,9 @@ export interface ReadAllResult {
   readonly blocks: ReturnType<typeof writeMarkdown>["blocks"]
 }
 
-export const readAll = (bytes: Uint8Array, options: { mode?: ParseMode; maxPages?: number; deadline?: number } = {}) =>
+export const readAll = (bytes: Uint8Array, options: { mode?: ParseMode; maxPages?: number; deadline?: number; reader?: PdfReader } = {}) =>
   Effect.scoped(Effect.gen(function*() {
-    const result = yield* pdfReader.read({
+    const result = yield* (options.reader ?? pdfReader).read({
       bytes,
       format: "pdf",
       options: { mode: options.mode ?? "fast", deadline: options.deadline ?? Date.now() + 30_000, ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}) }

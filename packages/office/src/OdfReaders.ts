@@ -5,7 +5,7 @@
  * speaker notes marked as such). Styles come from styles.xml and the automatic styles of
  * content.xml; properties from meta.xml.
  */
-import { makeBlock, structuredBlock, type Block, type Diagnostic, type DocumentInfo, ZipArchive } from "@strata/core"
+import { structuredBlock, type Block, type Diagnostic, type DocumentInfo, ZipArchive } from "@strata/core"
 import { corrupt } from "./Failure.ts"
 import { imageInfo } from "./MarkdownText.ts"
 import { readProperties } from "./OfficeMetadata.ts"
@@ -127,7 +127,7 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
         const cls = shape.attrs.class
         if (cls === "title") {
           const text = descendants(shape, "p").map((p) => odfInline(p, ctx)).join(" ").trim()
-          if (text.length > 0) titles.push(makeBlock("section_header", `## ${text}`, { source: "odp" }))
+          if (text.length > 0) titles.push(structuredBlock("section_header", { heading: { level: 2 }, text }, { source: "odp" }))
           return
         }
         if (cls === "page-number" || cls === "footer" || cls === "date-time" || cls === "header") return
@@ -157,7 +157,7 @@ export const readOdp = (bytes: Uint8Array, format: string): ParsedDocument => {
           .filter((f) => f.attrs.class === "notes")
           .flatMap((f) => descendants(f, "p").map((p) => odfInline(p, ctx)))
           .filter((t) => t.length > 0)
-        if (texts.length > 0) blocks.push(makeBlock("text", `> **Notes:**\n${texts.map((t) => `> ${t}`).join("\n")}`, { source: "odp", label: "speaker_notes" }))
+        if (texts.length > 0) blocks.push(structuredBlock("text", { text: `**Notes:**\n${texts.join("\n")}`, quote: true }, { source: "odp", label: "speaker_notes" }))
       }
       return page(index + 1, blocks, diagnostics.length > 0 ? { diagnostics } : {})
     })

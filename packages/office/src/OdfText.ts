@@ -5,7 +5,7 @@
  * spans, and frames (text boxes and image descriptions). Headings, first paragraphs of list
  * items, code, tables and chart data carry their structure; core writes their markdown.
  */
-import { type CellGrid, makeBlock, structuredBlock, type Block, type Diagnostic } from "@strata/core"
+import { type CellGrid, structuredBlock, type Block, type Diagnostic } from "@strata/core"
 import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
 import { collapseSpaces, finishParagraph, imageMarkdown, renderRuns, type Run } from "./MarkdownText.ts"
 import { layoutCells } from "./TableMarkdown.ts"
@@ -273,13 +273,12 @@ const odfList = (list: XmlElement, ctx: OdfContext, depth: number, style: string
       else if (part.name === "p" || part.name === "h") {
         const text = odfInline(part, ctx)
         if (text.length === 0) continue
-        // Three spaces per level nest under both "- " and "1. " parents.
-        if (first) out.push(structuredBlock("list_item", { list: { depth, ordinal: ordered ? n : null, indent: 3 * depth }, text }, { source: ctx.source }))
-        else {
-          // A further paragraph of the item is indented to the item's text.
-          const indent = " ".repeat(3 * depth + (ordered ? `${n}.`.length + 1 : 2))
-          out.push(makeBlock("text", `${indent}${text.replace(/\n/g, `\n${indent}`)}`, { source: ctx.source, depth }))
-        }
+        // Three spaces per level nest under both "- " and "1. " parents; a further paragraph of the
+        // item is a paragraph (kind text) that continues it, written under the item's text.
+        const list = { depth, ordinal: ordered ? n : null, indent: 3 * depth }
+        out.push(first
+          ? structuredBlock("list_item", { list, text }, { source: ctx.source })
+          : structuredBlock("text", { list: { ...list, continues: true }, text }, { source: ctx.source }))
         first = false
       } else if (part.name === "table") pushTable(part, ctx, out)
     }

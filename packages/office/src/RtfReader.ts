@@ -6,7 +6,7 @@
  * "heading N" and `\outlinelevel` give headings, `\ls`/`\ilvl` lists, `\intbl`/`\cell`/`\row`
  * tables, `{\footnote}` notes, HYPERLINK fields links; `\info` gives the metadata.
  */
-import { gridOfRows, makeBlock, structuredBlock, type Block } from "@strata/core"
+import { gridOfRows, structuredBlock, type Block } from "@strata/core"
 import { corrupt } from "./Failure.ts"
 import { finishParagraph, renderRuns, type Run } from "./MarkdownText.ts"
 
@@ -128,8 +128,9 @@ export const readRtf = (bytes: Uint8Array, format: string): RtfDocument => {
       const n = (listCounters.get(key) ?? 0) + 1
       listCounters.set(key, n)
       for (const k of listCounters.keys()) if (k.startsWith(`${list?.ls ?? 0}:`) && Number(k.split(":")[1]) > depth) listCounters.delete(k)
-      blocks.push(makeBlock("list_item", `${"   ".repeat(depth)}${ordered ? `${n}.` : "-"} ${inline}`, { source, depth }))
-    } else blocks.push(makeBlock("text", inline.replace(/\n/g, "  \n"), { source }))
+      // Three columns per level nest under both "- " and "1. " parents.
+      blocks.push(structuredBlock("list_item", { list: { depth, ordinal: ordered ? n : null, indent: 3 * depth }, text: inline }, { source }))
+    } else blocks.push(structuredBlock("text", { text: inline.replace(/\n/g, "  \n") }, { source }))
   }
 
   let i = 0

@@ -1,13 +1,12 @@
 /**
- * The operator-list text (the default) against pdf.js's text pass (`STRATA_PDF_TEXT_PASS=1`):
- * every Docling PDF and every golden test document read both ways, markdown compared. Each way
- * runs in a child process of its own, so the page workers see the same switch. With `--runs`,
- * the page contents are compared instead (run by run: text, position, style), in this process,
- * which shows where a markdown difference starts; extra arguments name more folders of PDFs.
+ * The operator-list text (the default) against pdf.js's text pass (`readPage`'s `textPass`
+ * option): the page contents of every Docling PDF and every golden test document read both ways,
+ * compared run by run (text, position, style), which shows where the two part; extra arguments
+ * name more folders of PDFs. (The markdown comparison through the whole reader went with the
+ * `STRATA_PDF_TEXT_PASS` switch, issue 12.)
  *
- *   node bench/pdf/CompareTextPass.ts [--runs] [--limit N] [folder...]
+ *   node bench/pdf/CompareTextPass.ts [--limit N] [folder...]
  */
-import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { goldenCases } from "../../packages/pdf/test/helpers/GoldenCases.ts"
@@ -32,74 +31,6 @@ const documents = async (): Promise<Array<Doc>> => {
   return docs
 }
 
-const child = async () => {
-  const { strata } = await import("./Engines.ts")
-  const out: Record<string, string> = {}
-  for (const doc of await documents()) {
-    try {
-      out[doc.name] = (await strata(doc.bytes, doc.name)).markdown
-    } catch (cause) {
-      out[doc.name] = `ERROR ${cause instanceof Error ? cause.message : String(cause)}`
-    }
-  }
-  process.stdout.write(JSON.stringify(out))
-}
-
-/** The first lines where two markdown texts part, a few either side. */
-const firstDifferences = (a: string, b: string, max = 6): Array<string> => {
-  const la = a.split("\n")
-  const lb = b.split("\n")
-  const out: Array<string> = []
-  let i = 0, j = 0
-  while ((i < la.length || j < lb.length) && out.length < max) {
-    if (la[i] === lb[j]) {
-      i++; j++
-      continue
-    }
-    // Resynchronise on the next line of one side found close ahead in the other.
-    let found = false
-    for (let k = 1; k < 8 && !found; k++) {
-      if (j + k < lb.length && la[i] === lb[j + k]) {
-        for (let m = 0; m < k; m++) out.push(`  + ${lb[j + m]}`)
-        j += k
-        found = true
-      } else if (i + k < la.length && la[i + k] === lb[j]) {
-        for (let m = 0; m < k; m++) out.push(`  - ${la[i + m]}`)
-        i += k
-        found = true
-      }
-    }
-    if (!found) {
-      if (i < la.length) out.push(`  - ${la[i]}`)
-      if (j < lb.length) out.push(`  + ${lb[j]}`)
-      i++; j++
-    }
-  }
-  return out
-}
-
-const markdown = () => {
-  const run = (textPass: boolean): Record<string, string> =>
-    JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", ...args], {
-      encoding: "utf8", maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, STRATA_PDF_TEXT_PASS: textPass ? "1" : "0" }
-    })) as Record<string, string>
-  const old = run(true)
-  const now = run(false)
-  let same = 0
-  const differ: Array<string> = []
-  for (const name of Object.keys(old)) {
-    if (old[name] === now[name]) {
-      same++
-      continue
-    }
-    differ.push(name)
-    console.log(`${name}: differs (old ${old[name].length} chars, new ${(now[name] ?? "").length})`)
-    for (const line of firstDifferences(old[name], now[name] ?? "")) console.log(line.slice(0, 200))
-  }
-  console.log(JSON.stringify({ documents: Object.keys(old).length, identical: same, different: differ.length }))
-}
-
 /** Page contents both ways, compared run by run (rounded to a tenth of a point). */
 const runs = async () => {
   const { documentParams, pdfjs, portReady, skipFontFaces } = await import("../../packages/pdf/src/PdfJs.ts")
@@ -120,9 +51,8 @@ const runs = async () => {
     let shown = 0
     for (let n = 1; n <= Math.min(pdf.numPages, 50); n++) {
       const read = async (old: boolean) => {
-        process.env["STRATA_PDF_TEXT_PASS"] = old ? "1" : "0"
         try {
-          return await readPage(pdf, n)
+          return await readPage(pdf, n, { textPass: old })
         } catch (cause) {
           return cause instanceof Error ? cause.message : String(cause)
         }
@@ -157,6 +87,4 @@ const runs = async () => {
   console.log(JSON.stringify({ pages, identicalPages: samePages }))
 }
 
-if (args.includes("--child")) await child()
-else if (args.includes("--runs")) await runs()
-else markdown()
+await runs()

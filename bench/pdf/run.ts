@@ -70,16 +70,14 @@ const quality = () => {
 /** The Node flags `npm start` and the CLI run with (package.json). */
 const SERVICE_FLAGS = ["--max-semi-space-size=8", "--heap-growing-percent=150"]
 /**
- * Configurations of the reader, each a set of Node flags and environment switches; the switches
- * bring back earlier plumbing with the same output: the text pass (getTextContent plus the
- * operator list), the inflation on libuv's pool, and pdf.js's deep-copied messages.
+ * Configurations of the reader, each a set of Node flags and environment settings. The switches
+ * that brought back earlier plumbing (the text pass, inflation on libuv's pool, pdf.js's
+ * deep-copied messages) were removed from the library (issue 12); their last measurements stay
+ * in bench/results/pdf.md and SpeedNotes.md.
  */
 const CONFIGS: Record<string, [Array<string>, Record<string, string>]> = {
   "default, service flags": [SERVICE_FLAGS, {}],
-  "default, V8 defaults": [[], {}],
-  "text pass": [SERVICE_FLAGS, { STRATA_PDF_TEXT_PASS: "1" }],
-  "async inflate": [SERVICE_FLAGS, { STRATA_PDF_SYNC_INFLATE: "0" }],
-  "before (text pass, async inflate, cloned messages)": [SERVICE_FLAGS, { STRATA_PDF_TEXT_PASS: "1", STRATA_PDF_SYNC_INFLATE: "0", STRATA_PDF_CLONE: "1" }]
+  "default, V8 defaults": [[], {}]
 }
 /** Rounds of the Docling set per Speed.ts run, after its warm-up round. */
 const SPEED_ROUNDS = "10"
@@ -160,7 +158,7 @@ const markdownReport = (report: Record<string, any>): string => {
   }
   if (report.speed) {
     lines.push("## Reader speed on the Docling set (bench/pdf/Speed.ts)", "",
-      `Strata's reader alone (layout, reading order and tables on), ${SPEED_ROUNDS} rounds of the 11 files after a warm-up round in one process (a running service's steady state; the quality table above times a cold process after one warm-up file); each configuration run 3 times, interleaved; medians. Service flags = \`${SERVICE_FLAGS.join(" ")}\` as \`npm start\` runs. Pages per CPU-second (user + system, all threads) is the steadier figure on a shared machine. The switches bring back earlier plumbing: \`text pass\` = \`STRATA_PDF_TEXT_PASS=1\` (getTextContent plus the operator list, two pdf.js passes), \`async inflate\` = \`STRATA_PDF_SYNC_INFLATE=0\`, \`before\` = both plus \`STRATA_PDF_CLONE=1\`.`, "",
+      `Strata's reader alone (layout, reading order and tables on), ${SPEED_ROUNDS} rounds of the 11 files after a warm-up round in one process (a running service's steady state; the quality table above times a cold process after one warm-up file); each configuration run 3 times, interleaved; medians. Service flags = \`${SERVICE_FLAGS.join(" ")}\` as \`npm start\` runs. Pages per CPU-second (user + system, all threads) is the steadier figure on a shared machine.`, "",
       "| configuration | pages/s (wall) | pages per CPU-second | peak RSS MB | wall runs |", "|---|---|---|---|---|")
     for (const [name, e] of Object.entries<any>(report.speed)) lines.push(`| ${name} | ${e.pagesPerSecond} | ${e.pagesPerCpuSecond} | ${e.maxRssMb} | ${e.runs.join(", ")} |`)
     lines.push("")

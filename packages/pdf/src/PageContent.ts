@@ -6,7 +6,7 @@
  * arrive as the boxes they are painted into (never decoded). The figure stage reads images and
  * drawings. All of it comes from one pdf.js pass over the page, its
  * operator list (OpListText.ts, Graphics.ts); pdf.js's separate text pass is kept behind
- * `STRATA_PDF_TEXT_PASS=1` for comparison (TextPass.ts, bench/pdf/CompareTextPass.ts).
+ * `readPage`'s `textPass` option for comparison (TextPass.ts, test/OpListText.test.ts).
  *
  * Everything here is plain data so that later stages are pure functions and can be tested, and a
  * learned layout model could later replace them without touching pdf.js.
@@ -205,9 +205,6 @@ const fontFactsOf = (doc: PDFDocumentProxy, page: PDFPageProxy, loadedName: stri
   return facts
 }
 
-/** `STRATA_PDF_TEXT_PASS=1`: text from pdf.js's text pass, as before the operator list carried it (for comparison). */
-const textPass = () => typeof process !== "undefined" && process.env?.["STRATA_PDF_TEXT_PASS"] === "1"
-
 /** The page's text, rules and images from one operator list; the text from the text pass where that fails. */
 const readOnce = async (doc: PDFDocumentProxy, page: PDFPageProxy, base: Matrix) => {
   let ops: { fnArray: ArrayLike<number>; argsArray: ReadonlyArray<unknown> } | undefined
@@ -263,12 +260,17 @@ const pageDrawings = (drawings: ReadonlyArray<DrawingBox>, width: number, height
  * A failure of the graphics leaves the text usable (the page becomes `partial`). Plain promise,
  * no effect: the page worker threads run it too.
  */
-export const readPage = async (doc: PDFDocumentProxy, pageNumber: number): Promise<PageContent> => {
+export interface ReadPageOptions {
+  /** Text from pdf.js's text pass, as before the operator list carried it (comparison only; slower). */
+  readonly textPass?: boolean | undefined
+}
+
+export const readPage = async (doc: PDFDocumentProxy, pageNumber: number, options: ReadPageOptions = {}): Promise<PageContent> => {
   const page = await doc.getPage(pageNumber)
   try {
     const viewport = page.getViewport({ scale: 1 })
     const base = viewport.transform as Matrix
-    const read = textPass()
+    const read = options.textPass === true
       ? await readWithTextPass(page, base, viewport.height, (name) => fontCache.get(doc)?.has(name) === true)
       : await readOnce(doc, page, base)
     let { rules, images, drawings } = read

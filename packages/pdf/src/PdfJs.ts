@@ -105,7 +105,6 @@ export const skipFontFaces = (doc: PDFDocumentProxy): void => {
  * port's shape is not what is expected, nothing is patched.
  */
 const handOver = async (): Promise<void> => {
-  if (process.env["STRATA_PDF_CLONE"] === "1") return
   const probe = new pdfjs.PDFWorker()
   try {
     await probe.promise
@@ -158,10 +157,9 @@ let handedOver: Promise<void> | undefined
 
 /**
  * Patches the port once, before the first document (module loading stays free of pdf.js's
- * worker), and installs the synchronous DecompressionStream (SyncDecompression.ts; turned off with
- * `STRATA_PDF_SYNC_INFLATE=0`): without it the reader waited on libuv's thread pool for a sixth
- * of its time on ordinary documents (bench/results/pdf.md).
+ * worker), and installs the synchronous DecompressionStream (SyncDecompression.ts): without it
+ * the reader waited on libuv's thread pool for a sixth of its time on ordinary documents
+ * (bench/results/pdf.md, measured with the switch that turned it off, since removed).
  */
 export const portReady = (): Promise<void> =>
-  (handedOver ??= (process.env["STRATA_PDF_SYNC_INFLATE"] !== "0" ? Promise.resolve(installSyncDecompression()) : Promise.resolve())
-    .then(handOver).catch(() => undefined))
+  (handedOver ??= Promise.resolve(installSyncDecompression()).then(handOver).catch(() => undefined))

@@ -4,7 +4,7 @@
  * pdf.js inflates every content stream and font file over 1 KB through the web
  * `DecompressionStream`, which Node runs on libuv's thread pool: each small stream costs a round
  * trip between threads, and on ordinary documents the reader sat idle for a sixth of its time
- * waiting for them. On by default (`STRATA_PDF_SYNC_INFLATE=0` turns it off); with no waits
+ * waiting for them. Always installed (PdfJs.ts); with no waits
  * left, the page stream gives the event loop a turn before each page (PageSource.ts) so that
  * V8's garbage-collection tasks still run.
  * pdf.js only looks the class up on the global object, so the global is

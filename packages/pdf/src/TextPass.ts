@@ -1,6 +1,6 @@
 /**
- * The page read the way it was before the operator list carried the text (`STRATA_PDF_TEXT_PASS=1`,
- * kept for comparison): pdf.js's text pass for the text, and the operator list only where the
+ * The page read the way it was before the operator list carried the text (`readPage`'s
+ * `textPass` option, kept for comparison): pdf.js's text pass for the text, and the operator list only where the
  * page needs it, for fonts not seen yet (their names reach `commonObjs` only through it) or for
  * rules and pictures when the text leaves room for them.
  */
@@ -60,7 +60,7 @@ const hasGap = (spans: Array<[number, number]>, gap: number): boolean => {
  * height with no text between rows, in the page as a whole or in its left or right half (a
  * picture in one column beside a full column of text), or hardly any text at all. Pages of
  * unbroken running text skip the operator list: reading it on every page costs about a sixth
- * more time on plain text (bench/pdf/GraphicsCost.ts; `STRATA_PDF_ALL_GRAPHICS=1` reads it always).
+ * more time on plain text (bench/pdf/GraphicsCost.ts).
  */
 const mayHoldPicture = (items: ReadonlyArray<unknown>, height: number): boolean => {
   const all: Array<[number, number]> = []
@@ -94,8 +94,6 @@ export const textPassContent = async (page: PDFPageProxy): Promise<{ items: Read
   // Arabic lam-alef pairs; ligatures are expanded in `runsFrom` instead, after the reordering.
   await page.getTextContent({ includeMarkedContent: false, disableNormalization: true })
 
-const ALL_GRAPHICS = typeof process !== "undefined" && process.env?.["STRATA_PDF_ALL_GRAPHICS"] === "1"
-
 /** The page through pdf.js's text pass; `knowsFont` says whether a font's facts were read before. */
 export const readWithTextPass = async (
   page: PDFPageProxy,
@@ -109,7 +107,7 @@ export const readWithTextPass = async (
   let drawings: Array<DrawingBox> = []
   let graphicsFailed = false
   const fontsKnown = content.items.every((item) => !isTextItem(item) || item.str.length === 0 || knowsFont(item.fontName))
-  if (ALL_GRAPHICS || mayHoldTable(content.items) || mayHoldPicture(content.items, height) || !fontsKnown) {
+  if (mayHoldTable(content.items) || mayHoldPicture(content.items, height) || !fontsKnown) {
     try {
       // Annotation appearances (form widgets, stamps) are not page content: their drawings are skipped.
       const ops = await page.getOperatorList({ intent: "display", annotationMode: pdfjs.AnnotationMode.DISABLE })

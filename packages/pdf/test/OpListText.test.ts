@@ -1,7 +1,7 @@
 /**
  * The page text read from the operator list: glyph grouping, spaces, TJ gaps, text rise and
  * scaling on hand-made operator lists; right-to-left reordering by glyph; and, on generated PDFs,
- * the same page content as pdf.js's text pass (`STRATA_PDF_TEXT_PASS=1`).
+ * the same page content as pdf.js's text pass (`readPage`'s `textPass` option).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { logicalOrder } from "../src/Bidi.ts"
@@ -104,16 +104,13 @@ describe("operator list against the text pass", () => {
       skipFontFaces(doc)
       try {
         for (let n = 1; n <= doc.numPages; n++) {
-          process.env["STRATA_PDF_TEXT_PASS"] = "1"
-          const old = await readPage(doc, n)
-          delete process.env["STRATA_PDF_TEXT_PASS"]
+          const old = await readPage(doc, n, { textPass: true })
           const now = await readPage(doc, n)
           const key = (r: (typeof old.runs)[number]) => `${r.text}@${r.x0.toFixed(2)},${r.baseline.toFixed(2)},${r.x1.toFixed(2)},${r.size.toFixed(2)},${r.bold}`
           assert.deepStrictEqual(now.runs.map(key), old.runs.map(key), `${name} page ${n}`)
           assert.strictEqual(now.unmapped, old.unmapped)
         }
       } finally {
-        delete process.env["STRATA_PDF_TEXT_PASS"]
         await task.destroy()
       }
     }

@@ -7,7 +7,7 @@
  * host is 200 with `success: false` and SCRAPE_DNS_RESOLUTION_ERROR, TLS failures are 500
  * SCRAPE_SSL_ERROR, other unreachable-site failures 500 SCRAPE_SITE_ERROR, timeouts 408.
  */
-import type { ScrapeError } from "@strata/core"
+import type { ArtifactError, ScrapeError } from "@strata/core"
 
 export interface ErrorReply {
   readonly status: number
@@ -112,3 +112,22 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
 
 const formatBytes = (bytes: number): string =>
   bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`
+
+/**
+ * A refused artifact link (GET /v2/artifacts/{file}). The name is checked before the signature
+ * and the signature before the expiry, so only a genuine link learns that it expired: 410 Gone
+ * then (it existed, and will not come back; a client should scrape again), 403 for a signature
+ * that is missing or wrong, 404 for a name the store never hands out or a file no longer kept.
+ */
+export const artifactErrorReply = (error: ArtifactError): ErrorReply => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "MalformedLink":
+    case "ArtifactMissing":
+      return reply(404, "ARTIFACT_NOT_FOUND", reason.message)
+    case "BadSignature":
+      return reply(403, "ARTIFACT_LINK_INVALID", reason.message)
+    case "LinkExpired":
+      return reply(410, "ARTIFACT_EXPIRED", `${reason.message} (at ${new Date(reason.expiredAt).toISOString()}); scrape the page again for a new link`)
+  }
+}

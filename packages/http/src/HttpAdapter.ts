@@ -1,14 +1,17 @@
 /**
  * The /v2 HTTP adapter: routes, and the one middleware every request goes through (request id,
  * authentication, rate limit, error capture, one JSON log line). `layer(config)` serves it on a
- * Node HTTP server and needs a `Pipeline`; the CLI and the tests start it with `startServer`.
+ * Node HTTP server and needs a `Pipeline`; `layerWithPipeline(config, pipeline)` also gives the
+ * pipeline the server's `ArtifactStore`, so the screenshots it stores are the ones the server
+ * serves. The CLI and the tests start it with `startServer`.
  */
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { openApiDocument, type Pipeline } from "@strata/core"
+import { artifactPathPrefix, ArtifactStore, type ArtifactSetupError, openApiDocument, type Pipeline, publicUrlFor } from "@strata/core"
 import { Cause, Effect, Layer } from "effect"
-import { HttpEffect, HttpRouter, type HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpRouter, HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 import { ApiKeys, type ApiKeyStoreError } from "./ApiKeys.ts"
+import { artifactRoute } from "./ArtifactRoute.ts"
 import { createJsonServer } from "./ClientErrors.ts"
 import { badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
 import { parseRoute } from "./ParseRoute.ts"
@@ -22,6 +25,8 @@ import { ServerSettings } from "./ServerSettings.ts"
 /** Paths served, and which of them answer without a key. */
 const knownPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health"])
 const publicPaths = new Set(["/health", "/v2/openapi.json"])
+/** `/v2/artifacts/{file}`: known, and public (the signed link is the credential; see ArtifactRoute.ts). */
+const isArtifactPath = (path: string) => path.startsWith(artifactPathPrefix)
 
 const healthRoute = Effect.sync(() => HttpServerResponse.jsonUnsafe({ status: "ok", success: true }))
 
@@ -45,6 +50,7 @@ export const routes = HttpRouter.addAll([
   HttpRouter.route("POST", "/v2/scrape", guard(scrapeRoute)),
   HttpRouter.route("POST", "/v2/parse", guard(parseRoute)),
   HttpRouter.route("GET", "/v2/openapi.json", guard(openApiRoute)),
+  HttpRouter.route("GET", `${artifactPathPrefix}:file`, guard(artifactRoute)),
   HttpRouter.route("GET", "/health", healthRoute)
 ])
 
@@ -126,8 +132,8 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
       return HttpServerResponse.setHeader(final, "x-request-id", requestId)
     }
 
-    if (!knownPaths.has(path)) return finish(toResponse(routeNotFound(request.method, path)))
-    if (!publicPaths.has(path)) {
+    if (!knownPaths.has(path) && !isArtifactPath(path)) return finish(toResponse(routeNotFound(request.method, path)))
+    if (!publicPaths.has(path) && !isArtifactPath(path)) {
       const auth = keys.verify(request.headers["authorization"])
       if (auth._tag !== "Authorized") return finish(toResponse(unauthorized(auth._tag)))
       context.keyId = auth.keyId
@@ -147,6 +153,59 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     )
   })
 
+const listen = (config: ServerConfig) =>
+  NodeHttpServer.layerServer(createJsonServer, {
+    host: config.host,
+    port: config.port,
+    gracefulShutdownTimeout: "10 seconds"
+  })
+
+/** The routes and middleware on whatever `HttpServer` is provided. */
+const serve = (config: ServerConfig) =>
+  HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, middleware }).pipe(
+    Layer.provide(ServerSettings.layer(config)),
+    Layer.provide(ApiKeys.layer(config))
+  )
+
+/**
+ * The server's artifact store: files under `config.dataDir`, links under `config.publicUrl`, or
+ * else under the address the server is bound to (read once it listens, so port 0 works).
+ */
+export const artifactStoreLayer = (
+  config: ServerConfig
+): Layer.Layer<ArtifactStore, ArtifactSetupError, HttpServer.HttpServer> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const { address } = yield* HttpServer.HttpServer
+    const bound = address._tag === "UnixPathAddress"
+      ? publicUrlFor(config.host, config.port)
+      : publicUrlFor(new URL(HttpServer.formatAddress(address)).hostname.replace(/^\[|\]$/g, ""), address.port)
+    return ArtifactStore.layer({
+      ...config.artifacts,
+      dataDir: config.dataDir,
+      publicUrl: config.publicUrl ?? bound,
+      secret: config.artifactSecret
+    })
+  }))
+
+/**
+ * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the
+ * `HttpServer` service's `address`) with its own artifact store, and gives `pipeline` that same
+ * store. Closing the layer's scope stops accepting connections, lets requests in flight finish,
+ * and stops the store's sweeper.
+ */
+export const layerWithPipeline = <E>(
+  config: ServerConfig,
+  pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
+): Layer.Layer<HttpServer.HttpServer, E | ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError> => {
+  // One value used twice: layers are memoised by identity within a build, so this is one server.
+  const listening = listen(config)
+  const artifacts = artifactStoreLayer(config).pipe(Layer.provide(listening))
+  return serve(config).pipe(
+    Layer.provide(Layer.provideMerge(pipeline, artifacts)),
+    Layer.provideMerge(listening)
+  )
+}
+
 /**
  * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the
  * `HttpServer` service's `address`). Closing the layer's scope stops accepting connections and
@@ -154,13 +213,10 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
  */
 export const layer = (
   config: ServerConfig
-): Layer.Layer<HttpServer.HttpServer, ApiKeyStoreError | HttpServerError.ServeError, Pipeline> =>
-  HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, middleware }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerServer(createJsonServer, {
-      host: config.host,
-      port: config.port,
-      gracefulShutdownTimeout: "10 seconds"
-    })),
-    Layer.provide(ServerSettings.layer(config)),
-    Layer.provide(ApiKeys.layer(config))
+): Layer.Layer<HttpServer.HttpServer, ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError, Pipeline> => {
+  const listening = listen(config)
+  return serve(config).pipe(
+    Layer.provide(artifactStoreLayer(config).pipe(Layer.provide(listening))),
+    Layer.provideMerge(listening)
   )
+}

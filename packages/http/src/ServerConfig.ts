@@ -1,8 +1,10 @@
 /**
  * Everything the HTTP adapter can be told: where to listen, which keys to accept, where to keep
- * its data, and the limits it enforces. `fromEnv` reads the documented environment variables so
- * that `npm start`, the CLI and the tests configure the server the same way.
+ * its data (API keys, screenshots and PDFs), how its artifact links are made, and the limits it
+ * enforces. `fromEnv` reads the documented environment variables so that `npm start`, the CLI and
+ * the tests configure the server the same way.
  */
+import type { FileStoreOptions } from "@strata/core"
 
 export interface ServerConfig {
   /** Interface to bind. */
@@ -11,8 +13,18 @@ export interface ServerConfig {
   readonly port: number
   /** Keys from `STRATA_API_KEYS`; when empty, a key is created (once) under `dataDir`. */
   readonly apiKeys: ReadonlyArray<string>
-  /** Folder for the generated key file (`api-keys.json`). */
+  /** Folder for the generated key file (`api-keys.json`), the artifact secret and `artifacts/`. */
   readonly dataDir: string
+  /**
+   * Where clients reach this server (`STRATA_PUBLIC_URL`, e.g. `https://strata.example.com`):
+   * artifact links start with it. Default: the address the server is bound to (a wildcard host
+   * becomes 127.0.0.1), right only for clients on the same machine.
+   */
+  readonly publicUrl: string | undefined
+  /** Signs artifact links (`STRATA_ARTIFACT_SECRET`); default: a key generated once in `dataDir` (0600). */
+  readonly artifactSecret: string | undefined
+  /** Link lifetimes (24 h), sweep interval (10 min) and size cap (`STRATA_ARTIFACT_MAX_MB`, 1 GiB) of the artifact store. */
+  readonly artifacts: Pick<FileStoreOptions, "lifetimeSeconds" | "sweepIntervalMs" | "maxBytes">
   /** Requests per minute per API key; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number
   /** Largest accepted JSON body (bytes). */
@@ -45,6 +57,9 @@ const defaults: ServerConfig = {
   port: 3002,
   apiKeys: [],
   dataDir: "./data",
+  publicUrl: undefined,
+  artifactSecret: undefined,
+  artifacts: {},
   rateLimitPerMinute: 0,
   maxJsonBytes: defaultMaxJsonBytes,
   maxUploadBytes: defaultMaxUploadBytes,
@@ -68,8 +83,9 @@ const parseNumber = (name: string, value: string | undefined, fallback: number):
 }
 
 /**
- * Reads HOST, PORT, STRATA_API_KEYS (comma-separated), STRATA_DATA_DIR and STRATA_RATE_LIMIT
- * (requests per minute per key; unset or 0 = off). `overrides` win over the environment.
+ * Reads HOST, PORT, STRATA_API_KEYS (comma-separated), STRATA_DATA_DIR, STRATA_RATE_LIMIT
+ * (requests per minute per key; unset or 0 = off), STRATA_PUBLIC_URL, STRATA_ARTIFACT_SECRET and
+ * STRATA_ARTIFACT_MAX_MB (0 = no cap). `overrides` win over the environment.
  */
 export const serverConfigFromEnv = (
   env: Record<string, string | undefined> = process.env,
@@ -81,5 +97,10 @@ export const serverConfigFromEnv = (
     apiKeys: (env.STRATA_API_KEYS ?? "").split(",").map((key) => key.trim()).filter((key) => key.length > 0),
     dataDir: env.STRATA_DATA_DIR?.trim() || defaults.dataDir,
     rateLimitPerMinute: parseNumber("STRATA_RATE_LIMIT", env.STRATA_RATE_LIMIT, 0),
+    publicUrl: env.STRATA_PUBLIC_URL?.trim() || undefined,
+    artifactSecret: env.STRATA_ARTIFACT_SECRET || undefined,
+    artifacts: env.STRATA_ARTIFACT_MAX_MB?.trim()
+      ? { maxBytes: parseNumber("STRATA_ARTIFACT_MAX_MB", env.STRATA_ARTIFACT_MAX_MB, 1024) * 1024 * 1024 }
+      : {},
     ...overrides
   })

@@ -3,10 +3,10 @@
  * URL and a `close`) and `serveFromEnv` (`npm start`, `strata serve`: configured from the
  * environment, runs until SIGINT/SIGTERM, then stops accepting and lets requests in flight end).
  */
-import type { Pipeline } from "@strata/core"
+import type { ArtifactStore, Pipeline } from "@strata/core"
 import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
-import { layer } from "./HttpAdapter.ts"
+import { layerWithPipeline } from "./HttpAdapter.ts"
 import { makeServerConfig, type ServerConfig, serverConfigFromEnv } from "./ServerConfig.ts"
 
 export interface RunningServer {
@@ -22,15 +22,19 @@ const toUrl = (address: HttpServer.HttpServer["Service"]["address"]) => {
   return { url: url.origin, port: Number(url.port) }
 }
 
-/** Starts the server with the given pipeline; `config` overrides the defaults (not the environment). */
+/**
+ * Starts the server with the given pipeline; `config` overrides the defaults (not the
+ * environment). The pipeline may need an `ArtifactStore`: it gets the server's own, whose links
+ * this server serves.
+ */
 export const startServer = async <E>(options: {
-  readonly pipeline: Layer.Layer<Pipeline, E>
+  readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
   readonly config?: Partial<ServerConfig> | undefined
 }): Promise<RunningServer> => {
   const config = makeServerConfig(options.config)
   const scope = Effect.runSync(Scope.make())
   const exit = await Effect.runPromiseExit(
-    Layer.buildWithScope(layer(config).pipe(Layer.provide(options.pipeline)), scope)
+    Layer.buildWithScope(layerWithPipeline(config, options.pipeline), scope)
   )
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
@@ -58,7 +62,7 @@ export interface ServeHooks {
  * requests in flight finish, and resolves.
  */
 export const serveUntilSignal = async <E>(options: {
-  readonly pipeline: Layer.Layer<Pipeline, E>
+  readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
   readonly config: ServerConfig
 } & ServeHooks): Promise<void> => {
   const server = await startServer(options)
@@ -82,7 +86,8 @@ export const serveUntilSignal = async <E>(options: {
 
 /**
  * `npm start` and `strata serve`: the full pipeline, configured from HOST, PORT,
- * STRATA_API_KEYS, STRATA_DATA_DIR and STRATA_RATE_LIMIT. Resolves once a signal stopped it.
+ * STRATA_API_KEYS, STRATA_DATA_DIR, STRATA_RATE_LIMIT, STRATA_PUBLIC_URL, STRATA_ARTIFACT_SECRET
+ * and STRATA_ARTIFACT_MAX_MB. Resolves once a signal stopped it.
  */
 export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}, hooks: ServeHooks = {}): Promise<void> => {
   const { Strata } = await import("strata")

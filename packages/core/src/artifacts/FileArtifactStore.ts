@@ -8,8 +8,7 @@
  * files and temporaries left by a crash, then, over `maxBytes`, the files that expire first.
  */
 import { Clock, Duration, Effect, type Scope, Semaphore, Stream } from "effect"
-import { createReadStream } from "node:fs"
-import { mkdir, readdir, rename, stat, unlink, writeFile } from "node:fs/promises"
+import { mkdir, open as openFile, readdir, rename, stat, unlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { scrapeError, StageFailed } from "../ScrapeError.ts"
 import { artifactError, ArtifactMissing, ArtifactSetupError, BadSignature, LinkExpired, MalformedLink } from "./ArtifactError.ts"
@@ -64,6 +63,33 @@ const remove = (path: string): Promise<boolean> =>
     if (errorCode(cause) === "ENOENT") return false
     throw cause
   })
+
+const chunkBytes = 64 * 1024
+
+/**
+ * The first `size` bytes of a file, chunk by chunk, from a file handle read in a loop. The handle
+ * is closed before the last chunk goes out, so the response can end as soon as it is written.
+ */
+async function* readChunks(path: string, size: number): AsyncGenerator<Uint8Array> {
+  const handle = await openFile(path, "r")
+  let open = true
+  try {
+    let position = 0
+    while (position < size) {
+      const buffer = new Uint8Array(Math.min(chunkBytes, size - position))
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
+      if (bytesRead === 0) throw new Error(`${path} is shorter than ${size} bytes`)
+      position += bytesRead
+      if (position >= size) {
+        open = false
+        await handle.close()
+      }
+      yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead)
+    }
+  } finally {
+    if (open) await handle.close()
+  }
+}
 
 export const makeFileStore = (options: FileStoreOptions) =>
   Effect.gen(function*() {
@@ -173,10 +199,8 @@ export const makeFileStore = (options: FileStoreOptions) =>
         contentType: contentTypeOf(name.extension),
         size,
         expiresAt: expires * 1000,
-        // Opened when pulled, closed when done or interrupted (the iterator's return destroys the stream).
-        stream: Stream.suspend(() =>
-          Stream.fromAsyncIterable(createReadStream(path, { start: 0, end: Math.max(0, size - 1) }), () => missing)
-        )
+        // Opened when pulled, closed when done or interrupted (the generator's `finally`).
+        stream: Stream.suspend(() => Stream.fromAsyncIterable(readChunks(path, size), () => missing))
       }
       return file
     })

@@ -165,7 +165,7 @@ const main = async () => {
   const all: Array<Row> = []
   const memory: Record<string, { peakRssMb: number; baselineRssMb: number }> = {}
   for (const name of engines) {
-    const out = execFileSync(process.execPath, [self, "--child", name, "--pages", String(PAGES)], {
+    const out = execFileSync(process.execPath, [...process.execArgv, self, "--child", name, "--pages", String(PAGES)], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
       maxBuffer: 64 * 2 ** 20

@@ -20,11 +20,13 @@ const pdfjsDir = fileURLToPath(new URL("pdfjs/", corpus))
 const resultsDir = new URL("../results/", import.meta.url)
 const args = new Set(process.argv.slice(2))
 const node = process.execPath
+/** This run's own flags (`-C @strata/source` reads the packages' src/, not a stale dist/), passed to every child. */
+const own = process.execArgv
 
 interface ChildResult { engine: string; results: Array<{ file: string; markdown: string; pages: number; ms: number; error?: string }>; maxRssMb: number }
 
 const runEngine = (engine: string, files: Array<string>): ChildResult =>
-  JSON.parse(execFileSync(node, [fileURLToPath(new URL("./EngineChild.ts", import.meta.url)), engine, ...files], {
+  JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./EngineChild.ts", import.meta.url)), engine, ...files], {
     encoding: "utf8", maxBuffer: 512 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"]
   })) as ChildResult
 
@@ -91,7 +93,7 @@ const speed = () => {
   const runs: Record<string, Array<Record<string, number>>> = {}
   for (let rep = 0; rep < 3; rep++) {
     for (const [name, [flags, env]] of Object.entries(CONFIGS)) {
-      const out = execFileSync(node, [...flags, fileURLToPath(new URL("./Speed.ts", import.meta.url)), SPEED_ROUNDS], {
+      const out = execFileSync(node, [...own, ...flags, fileURLToPath(new URL("./Speed.ts", import.meta.url)), SPEED_ROUNDS], {
         encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"]
       })
       ;(runs[name] ??= []).push(JSON.parse(out) as Record<string, number>)
@@ -109,7 +111,7 @@ const speed = () => {
 /** The 2,000-page run: each configuration three times, interleaved. */
 const big = () => {
   const run = (flags: Array<string>, env: Record<string, string>) => {
-    const out = execFileSync(node, [...flags, fileURLToPath(new URL("./BigDocument.ts", import.meta.url)), "2000"], {
+    const out = execFileSync(node, [...own, ...flags, fileURLToPath(new URL("./BigDocument.ts", import.meta.url)), "2000"], {
       encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"]
     })
     console.error("big", flags.join(" "), JSON.stringify(env), out.trim())
@@ -196,7 +198,7 @@ const report: Record<string, unknown> = {
 delete report.graphicsCost
 if (!args.has("--only-robust")) {
   report.quality = quality()
-  report.figures = JSON.parse(execFileSync(node, [fileURLToPath(new URL("./Figures.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+  report.figures = JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./Figures.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
   if (!args.has("--skip-speed")) report.speed = speed()
   if (!args.has("--skip-big")) report.big = big()
 }

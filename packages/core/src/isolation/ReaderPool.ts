@@ -131,6 +131,8 @@ const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess,
       child = fork(fileURLToPath(entry), [], {
         execArgv: readerExecArgv(Math.max(128, Math.floor(memoryMb * 0.75))),
         serialization: "advanced",
+        // The process inherits this one's environment: it is how the readers' settings
+        // (STRATA_PDF_WORKERS, STRATA_SOFFICE...) cross, read there through Config at its start.
         env: { ...RETURN_FREED_MEMORY, ...process.env },
         stdio: ["ignore", "inherit", "inherit", "ipc"],
         detached: true

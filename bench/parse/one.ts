@@ -4,10 +4,14 @@
  *
  *   node bench/parse/one.ts path/to/file.docx
  */
-import { Effect, Exit, Stream } from "effect"
+import { Effect, Exit, Scope, Stream } from "effect"
 import { readFileSync } from "node:fs"
 import { DocumentReaders, detectFormat, writeMarkdown } from "@strata/core"
-import { officeReaders } from "@strata/office"
+import { LibreOffice, libreOfficeConfig, makeOfficeReaders } from "@strata/office"
+
+/** The configured LibreOffice (.doc, .ppt), kept for the script's life; its profiles go at exit. */
+const libreOffice = Effect.runSync(Scope.provide(Effect.flatMap(libreOfficeConfig, LibreOffice.make), Scope.makeUnsafe()))
+const officeReaders = makeOfficeReaders({ libreOffice })
 
 const file = process.argv[2]
 if (file === undefined) throw new Error("usage: node bench/parse/one.ts FILE")

@@ -7,11 +7,11 @@
  *
  *   node bench/parse/run.ts [--runs 5]
  */
-import { Effect, Exit, Stream } from "effect"
+import { Effect, Exit, Scope, Stream } from "effect"
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { DocumentReaders, detectFormat, htmlToMarkdown, writeMarkdown, type DocumentFormat, type Reader } from "@strata/core"
-import { officeReaders } from "@strata/office"
+import { LibreOffice, libreOfficeConfig, makeOfficeReaders } from "@strata/office"
 import { multisetScore } from "../lib/MultisetF1.ts"
 
 const corpus = new URL("../../../shared/corpus/", import.meta.url)
@@ -27,6 +27,9 @@ try {
 } catch {
   // The PDF reader is another package; the acceptance check reports it as unavailable.
 }
+/** The configured LibreOffice (.doc, .ppt), kept for the script's life; its profiles go at exit. */
+const libreOffice = Effect.runSync(Scope.provide(Effect.flatMap(libreOfficeConfig, LibreOffice.make), Scope.makeUnsafe()))
+const officeReaders = makeOfficeReaders({ libreOffice })
 const readers = DocumentReaders.make([...officeReaders, ...extraReaders])
 
 const convert = async (bytes: Uint8Array, fileName: string): Promise<{ markdown: string; format: string } | { error: string; format: string }> => {

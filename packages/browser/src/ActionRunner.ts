@@ -12,7 +12,7 @@
 import { type ActionOutput, type BrowserFile, BrowserFailed, type ResolvedAction, type ScreenshotOptions, scrapeError, type ScrapeError } from "@strata/core"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
-import { ACTION_SETTLE_MAX_MS, type NetworkTracker, settle } from "./SmartWait.ts"
+import { ACTION_QUIET_CREDIT_MS, ACTION_SETTLE_MAX_MS, type NetworkTracker, settle } from "./SmartWait.ts"
 import { messageOf, remaining, type Run, step } from "./Steps.ts"
 
 /** How long a click may wait for its element to become clickable, within the deadline. */
@@ -52,7 +52,7 @@ const scriptExpression = (script: string): string =>
 
 const runOne = (page: Page, action: ResolvedAction, index: number, run: Run, network: NetworkTracker): Effect.Effect<ReadonlyArray<ActionOutput>, ScrapeError> => {
   const fail = (error: unknown) => actionFailed(index, action, error)
-  const settled = (outputs: ReadonlyArray<ActionOutput> = []) => Effect.as(settle(page, network, ACTION_SETTLE_MAX_MS, run.deadline), outputs)
+  const settled = (outputs: ReadonlyArray<ActionOutput> = []) => Effect.as(settle(page, network, ACTION_SETTLE_MAX_MS, run.deadline, ACTION_QUIET_CREDIT_MS), outputs)
   switch (action.type) {
     case "wait":
       if (action.milliseconds !== undefined) return Effect.as(Effect.sleep(Math.min(action.milliseconds, remaining(run))), [])

@@ -15,6 +15,8 @@ export const DOM_QUIET_MS = 300
 /** The bound after navigation; after an action the bound is `ACTION_SETTLE_MAX_MS`. */
 export const SMART_WAIT_MAX_MS = 6000
 export const ACTION_SETTLE_MAX_MS = 2000
+/** After an action, quiet from before it counts up to this much (so a quiet page costs 200 ms + polling, not 500). */
+export const ACTION_QUIET_CREDIT_MS = 300
 const POLL_MS = 100
 
 /**
@@ -28,6 +30,19 @@ export const mutationClockScript = `(() => {
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
   Object.defineProperty(window, "__strataQuietMs", { value: () => performance.now() - last, enumerable: false })
 })()`
+
+/** Resolves once the scroll position has held for three frames (a wheel scroll is applied asynchronously), one second at most. */
+const framesScript = `new Promise((resolve) => {
+  let last = -1, still = 0, frames = 0
+  const tick = () => {
+    const now = window.scrollY + window.scrollX * 1e6
+    still = now === last ? still + 1 : 0
+    last = now
+    if (still >= 3 || ++frames > 60) resolve(undefined)
+    else requestAnimationFrame(tick)
+  }
+  requestAnimationFrame(tick)
+})`
 
 const longLived = new Set(["websocket", "eventsource"])
 
@@ -55,17 +70,26 @@ export class NetworkTracker {
   }
 }
 
-/** Waits until the page settles, `maxMs` or the deadline at most; never fails. */
-export const settle = (page: Page, network: NetworkTracker, maxMs: number, deadline: number): Effect.Effect<void> =>
+/**
+ * Waits until the page settles, `maxMs` or the deadline at most; never fails. Quiet is counted
+ * from the wait's start at least `sinceMs` back: after an action, the page has not yet reacted
+ * (a scroll's observers, a click's fetch run a frame or two later), so quiet from before the
+ * action does not count.
+ */
+export const settle = (page: Page, network: NetworkTracker, maxMs: number, deadline: number, sinceMs = 0): Effect.Effect<void> =>
   Effect.gen(function*() {
-    const end = Math.min(Date.now() + maxMs, deadline - 250)
+    // Let the page run a couple of frames first: scroll, resize and intersection observers fire there.
+    if (sinceMs > 0) yield* probe(() => page.evaluate(framesScript), undefined).pipe(Effect.timeoutOption(1000))
+    const started = Date.now()
+    const end = Math.min(started + maxMs, deadline - 250)
+    const quiet = (ms: number) => Math.min(ms, Date.now() - started + sinceMs)
     while (Date.now() < end) {
-      if (network.quietMs() >= NETWORK_QUIET_MS) {
+      if (quiet(network.quietMs()) >= NETWORK_QUIET_MS) {
         // A page busy in a loop cannot answer: treat it as not quiet, and the bound ends the wait.
         const dom = yield* probe(() => page.evaluate("window.__strataQuietMs ? window.__strataQuietMs() : 1e9") as Promise<number>, 0).pipe(
           Effect.timeoutOption(1000)
         )
-        if (dom._tag === "Some" && dom.value >= DOM_QUIET_MS) return
+        if (dom._tag === "Some" && quiet(dom.value) >= DOM_QUIET_MS) return
       }
       yield* Effect.sleep(POLL_MS)
     }

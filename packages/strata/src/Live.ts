@@ -6,6 +6,7 @@
  * replaced by passing its layer in `options.stages`.
  */
 import { type DocumentFormat, type DocumentReaders, Fetcher, type Layout, type Markdown, type OcrEngine, Pipeline, ReaderPool, type ReadingOrder, type Redactor, Redaction, type Tables } from "@strata/core"
+import * as Browser from "@strata/browser"
 import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
 import { Config, Effect, Layer } from "effect"
 import { availableParallelism, totalmem } from "node:os"
@@ -42,6 +43,13 @@ export interface StrataOptions {
     readonly allowedOrigins?: ReadonlyArray<string> | undefined
   } | undefined
   readonly stages?: StageLayers | undefined
+  /**
+   * The browser engine, for pages that need JavaScript and for actions, screenshots, `waitFor`,
+   * `mobile` and `location`. Default: on, with `STRATA_CHROMIUM_PATH` and
+   * `STRATA_BROWSER_CONCURRENCY`, unless `STRATA_BROWSER` is `off`; it follows the fetch
+   * engine's address policy. `false`: no browser (those options are refused with a 400).
+   */
+  readonly browser?: Omit<Browser.BrowserOptions, "policy"> | false | undefined
   /**
    * Where documents are read. Default: in reader processes (`STRATA_WORKERS`,
    * `STRATA_WORKER_QUEUE`, `STRATA_WORKER_MEMORY_MB`), so that no document can crash or freeze
@@ -94,6 +102,20 @@ const isolatedReaders = (options: IsolationOptions): Layer.Layer<DocumentReaders
     })
   }))
 
+/** The browser engine the options ask for, with the same address policy as the fetch engine. */
+const browserLayer = (options: StrataOptions) => {
+  if (options.browser === false) return Layer.empty
+  const policy = options.fetch === undefined
+    ? undefined
+    : { allowPrivate: options.fetch.allowPrivateUrls ?? false, allowedOrigins: options.fetch.allowedOrigins ?? [] }
+  const engine = Browser.layer({ ...options.browser, policy })
+  if (options.browser !== undefined) return engine
+  return Layer.unwrap(Effect.map(
+    Config.String("STRATA_BROWSER").pipe(Config.withDefault("on"), Effect.orElseSucceed(() => "on")),
+    (setting) => (/^(off|0|false|no)$/i.test(setting.trim()) ? Layer.empty : engine)
+  ))
+}
+
 /** The `Pipeline` service with the given options and stages. */
 export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknown> => {
   const stages = options.stages ?? {}
@@ -109,7 +131,7 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
     : Fetcher.layerWith({ allowPrivate: options.fetch.allowPrivateUrls ?? false, allowedOrigins: options.fetch.allowedOrigins ?? [] })
   const redaction = stages.redaction === undefined ? Layer.empty : Layer.succeed(Redaction, stages.redaction)
   const markdown = stages.markdown ?? Layer.empty
-  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown)))
+  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, browserLayer(options))))
 }
 
 /** The `Pipeline` service with the defaults (configuration from the environment). */

@@ -5,9 +5,16 @@
  * Schemas, and validated once here as the server validates a request body) plus an
  * `AbortSignal`, and resolve to the response's `data`. `close()` (or
  * `await using`) stops the pools. Errors reject as `ScrapeError`, whose `reason._tag` says why.
+ *
+ * Screenshots and PDFs come back as signed links by default, as from the server; `artifacts:
+ * "inline"` makes them `data:` URLs, and `getArtifact(link)` reads a link's bytes in-process.
  */
 import {
+  type ArtifactBytes,
+  type ArtifactError,
+  ArtifactStore,
   type ContentEvent,
+  fileStoreConfig,
   type ParseOptionsBody,
   Pipeline,
   type ScrapeData,
@@ -16,7 +23,7 @@ import {
   validateParseOptions,
   validateScrapeRequest
 } from "@strata/core"
-import { Effect, ManagedRuntime, Stream } from "effect"
+import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import { layer, type StrataOptions } from "./Live.ts"
 
 /** The response's `data` object (markdown, html, links, metadata, pages, blocks, ...). */
@@ -54,11 +61,34 @@ export type ParseEvent =
   }
   | { readonly type: "done"; readonly data: ScrapeData }
 
+/**
+ * What screenshots and PDFs (the `screenshot` format, the screenshot and pdf actions) come back as.
+ * - `"url"` (default): files under `STRATA_DATA_DIR/artifacts` (default `./data`, created on the
+ *   first screenshot), answered as signed links that expire after 24 h. The links point at
+ *   `STRATA_PUBLIC_URL` (default `http://HOST:PORT`, where `strata serve` listens), so a server
+ *   on the same data folder and secret (`STRATA_ARTIFACT_SECRET`, or the generated one kept in
+ *   the folder) serves them; `getArtifact(link)` reads them without one.
+ * - `"inline"`: `data:` URLs carrying the bytes; nothing is written to disk.
+ * - an `ArtifactStore` layer of your own (`ArtifactStore.layer({ dataDir, publicUrl, ... })`, or
+ *   one that uploads to object storage).
+ */
+export type ArtifactsOption = "url" | "inline" | Layer.Layer<ArtifactStore, unknown>
+
+export interface CreateStrataOptions extends StrataOptions {
+  readonly artifacts?: ArtifactsOption | undefined
+}
+
 export interface StrataClient extends AsyncDisposable {
   scrape(url: string, options?: ScrapeOptions): Promise<ScrapeData>
   parse(document: DocumentInput, options?: ParseOptions): Promise<ScrapeData>
   /** `parse`, page by page: a 2,000-page PDF never sits whole in memory. */
   parseStream(document: DocumentInput, options?: ParseOptions): AsyncIterable<ParseEvent>
+  /**
+   * The bytes and content type behind a screenshot or PDF link this handle returned (signature
+   * and expiry checked, no server needed), or behind a `data:` URL. Rejects with an
+   * `ArtifactError` (`reason._tag`: `BadSignature`, `LinkExpired`, `ArtifactMissing`, `MalformedLink`).
+   */
+  getArtifact(url: string, options?: CallOptions): Promise<ArtifactBytes>
   /** Stops the pools and workers; calls after it reject. */
   close(): Promise<void>
 }
@@ -74,14 +104,26 @@ const toEvent = (event: ContentEvent): ParseEvent =>
     ? { type: "page", pageNumber: event.pageNumber, chunk: event.chunk, page: event.page, blocks: event.blocks }
     : { type: "done", data: event.data }
 
-/** Creates a Strata handle. Options: OCR engine, fetch policy, and layers that replace stages. */
-export const createStrata = (options: StrataOptions = {}): StrataClient => {
-  const runtime = ManagedRuntime.make(layer(options))
+const artifactsLayer = (option: ArtifactsOption | undefined): Layer.Layer<ArtifactStore, unknown> => {
+  if (option === "inline") return ArtifactStore.layerInline
+  if (option === undefined || option === "url") {
+    return Layer.unwrap(Effect.map(fileStoreConfig, (config) => ArtifactStore.layer({ ...config, lazy: true })))
+  }
+  return option
+}
+
+/** Creates a Strata handle. Options: OCR engine, fetch policy, layers that replace stages, and what artifacts come back as. */
+export const createStrata = (options: CreateStrataOptions = {}): StrataClient => {
+  // The pipeline and this handle share one store: the links `scrape` returns are the ones `getArtifact` reads.
+  const runtime = ManagedRuntime.make(Layer.provideMerge(layer(options), artifactsLayer(options.artifacts)))
   let closed = false
   const ensureOpen = () => {
     if (closed) throw new Error("this Strata handle is closed")
   }
-  const run = async <A>(effect: Effect.Effect<A, ScrapeError, Pipeline>, signal: AbortSignal | undefined): Promise<A> => {
+  const run = async <A>(
+    effect: Effect.Effect<A, ScrapeError | ArtifactError, Pipeline | ArtifactStore>,
+    signal: AbortSignal | undefined
+  ): Promise<A> => {
     ensureOpen()
     try {
       return await runtime.runPromise(effect, signal === undefined ? undefined : { signal })
@@ -132,6 +174,7 @@ export const createStrata = (options: StrataOptions = {}): StrataClient => {
         }
       }
     }),
+    getArtifact: (url, callOptions) => run(ArtifactStore.use((store) => store.read(url)), callOptions?.signal),
     close,
     [Symbol.asyncDispose]: close
   }

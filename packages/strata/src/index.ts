@@ -1,7 +1,7 @@
 /**
  * `strata`: the library entry point.
  *
- * - Node users: `createStrata(options)` returns `{ scrape, parse, parseStream, close }`, typed from
+ * - Node users: `createStrata(options)` returns `{ scrape, parse, parseStream, getArtifact, close }`, typed from
  *   the contract's Schemas, each call taking an `AbortSignal`. The module-level `scrape` and
  *   `parse` use one shared default handle (`dispose()` stops it).
  * - Effect users: `Strata.layer(options)` is the `Pipeline` service with every engine; any stage
@@ -12,7 +12,7 @@
 import { createStrata, type DocumentInput, type ParseOptions, type ScrapeData, type ScrapeOptions, type StrataClient } from "./Client.ts"
 
 export { createStrata } from "./Client.ts"
-export type { CallOptions, DocumentInput, ParseEvent, ParseOptions, ScrapeData, ScrapeOptions } from "./Client.ts"
+export type { ArtifactsOption, CallOptions, CreateStrataOptions, DocumentInput, ParseEvent, ParseOptions, ScrapeData, ScrapeOptions } from "./Client.ts"
 export type { StrataClient } from "./Client.ts"
 export type { StageLayers, StrataOptions } from "./Live.ts"
 export type { OcrEngineName } from "./LazyOcr.ts"
@@ -22,6 +22,9 @@ export * as Strata from "./Effect.ts"
 
 // The stage contracts and what they exchange, for users who write their own stage.
 export {
+  type ArtifactBytes,
+  ArtifactError,
+  ArtifactStore,
   type Block,
   type BlockKind,
   type ContentEvent,

@@ -41,6 +41,11 @@ export interface FileStoreOptions {
   readonly sweepIntervalMs?: number | undefined
   /** The folder's size cap in bytes; 0 = none. Default 1 GiB. */
   readonly maxBytes?: number | undefined
+  /**
+   * Create the folder and the generated secret on first use rather than when the layer is
+   * built: a library that may never take a screenshot leaves no `data/` folder behind.
+   */
+  readonly lazy?: boolean | undefined
 }
 
 export const defaultLifetimeSeconds = 24 * 60 * 60
@@ -94,11 +99,25 @@ async function* readChunks(path: string, size: number): AsyncGenerator<Uint8Arra
 export const makeFileStore = (options: FileStoreOptions) =>
   Effect.gen(function*() {
     const folder = join(options.dataDir, "artifacts")
-    yield* Effect.tryPromise({
-      try: () => mkdir(folder, { recursive: true, mode: 0o700 }),
-      catch: (cause) => new ArtifactSetupError({ message: `Cannot create the artifact folder ${folder}: ${messageOf(cause)}` })
+    const configured = options.secret === undefined ? undefined : yield* secretFromText(options.secret)
+    // The folder and the generated secret, made once; on the first use when `lazy`.
+    let secret: Uint8Array | undefined
+    const preparing = yield* Semaphore.make(1)
+    const setUp = Effect.gen(function*() {
+      yield* Effect.tryPromise({
+        try: () => mkdir(folder, { recursive: true, mode: 0o700 }),
+        catch: (cause) => new ArtifactSetupError({ message: `Cannot create the artifact folder ${folder}: ${messageOf(cause)}` })
+      })
+      return configured ?? (yield* loadOrCreateSecret(options.dataDir))
     })
-    const secret = options.secret === undefined ? yield* loadOrCreateSecret(options.dataDir) : yield* secretFromText(options.secret)
+    const ready: Effect.Effect<Uint8Array, ArtifactSetupError> = Effect.suspend(() =>
+      secret !== undefined
+        ? Effect.succeed(secret)
+        : preparing.withPermits(1)(Effect.suspend(() =>
+          secret !== undefined ? Effect.succeed(secret) : Effect.tap(setUp, (made) => Effect.sync(() => (secret = made)))
+        ))
+    )
+    if (options.lazy !== true) yield* ready
     const lifetimes: Record<ArtifactKind, number> = {
       screenshot: options.lifetimeSeconds?.screenshot ?? defaultLifetimeSeconds,
       pdf: options.lifetimeSeconds?.pdf ?? defaultLifetimeSeconds
@@ -114,7 +133,12 @@ export const makeFileStore = (options: FileStoreOptions) =>
       const report = yield* Effect.tryPromise(async () => {
         const kept: Array<{ readonly path: string; readonly expires: number; readonly size: number }> = []
         let deleted = 0
-        for (const name of await readdir(folder)) {
+        // No folder yet (a lazy store nothing was put in): nothing to sweep.
+        const names = await readdir(folder).catch((cause) => {
+          if (errorCode(cause) === "ENOENT") return [] as Array<string>
+          throw cause
+        })
+        for (const name of names) {
           const path = join(folder, name)
           const match = diskNamePattern.exec(name)
           if (match !== null && Number(match[1]) * 1000 > now) {
@@ -156,6 +180,7 @@ export const makeFileStore = (options: FileStoreOptions) =>
       if (maxBytes > 0 && artifact.bytes.byteLength > maxBytes) {
         return yield* storeFailed(`A ${artifact.kind} of ${artifact.bytes.byteLength} bytes is larger than the artifact store's cap of ${maxBytes} bytes`)
       }
+      const key = yield* Effect.mapError(ready, (error) => storeFailed(error.message))
       const now = yield* Clock.currentTimeMillis
       const expires = Math.floor(now / 1000) + lifetimes[artifact.kind]
       const id = newArtifactId()
@@ -174,14 +199,16 @@ export const makeFileStore = (options: FileStoreOptions) =>
       )
       storedBytes += artifact.bytes.byteLength
       if (maxBytes > 0 && storedBytes > maxBytes) yield* sweep
-      return { id, url: formatLink(options.publicUrl, fileName, expires, signLink(secret, fileName, expires)), expiresAt: expires * 1000 }
+      return { id, url: formatLink(options.publicUrl, fileName, expires, signLink(key, fileName, expires)), expiresAt: expires * 1000 }
     })
 
     const open = Effect.fn("ArtifactStore.open")(function*(link: ArtifactLink) {
       const name = parseFileName(link.fileName)
       if (name === undefined) return yield* artifactError(new MalformedLink({ message: "No such artifact" }))
       const expires = parseExpires(link.expires)
-      if (expires === undefined || !verifyLink(secret, link.fileName, expires, link.sig)) {
+      // The secret is readable whenever a file was ever put: failing here is the folder vanishing under us.
+      const key = yield* Effect.orDie(ready)
+      if (expires === undefined || !verifyLink(key, link.fileName, expires, link.sig)) {
         return yield* artifactError(new BadSignature({ message: "The link's signature is missing or does not match" }))
       }
       const now = yield* Clock.currentTimeMillis

@@ -181,6 +181,18 @@ describe("ArtifactStore (files)", () => {
       assert.isTrue(Exit.isFailure(short))
     }))
 
+  it.live("a lazy store makes its folder and secret on the first put, not when built", () => {
+    const dataDir = join(tempDir(), "data")
+    return Effect.gen(function*() {
+      const store = yield* ArtifactStore
+      assert.strictEqual((yield* store.sweep).keptBytes, 0)
+      assert.isFalse(existsSync(dataDir))
+      const stored = yield* store.put({ bytes: png, contentType: "image/png", kind: "screenshot" })
+      assert.isTrue(existsSync(join(dataDir, "artifact-secret")))
+      assert.deepStrictEqual((yield* store.read(stored.url)).bytes, png)
+    }).pipe(Effect.provide(ArtifactStore.layer({ dataDir, publicUrl: base, lazy: true })))
+  })
+
   it.live("two builds racing on an empty folder agree on one secret", () =>
     Effect.gen(function*() {
       const dataDir = tempDir()

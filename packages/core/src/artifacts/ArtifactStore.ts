@@ -74,7 +74,9 @@ export const fileStoreConfig: Effect.Effect<FileStoreOptions, Config.ConfigError
   const secret = yield* Config.String("STRATA_ARTIFACT_SECRET").pipe(Config.withDefault(""))
   const publicUrl = yield* Config.String("STRATA_PUBLIC_URL").pipe(Config.withDefault(""))
   const host = yield* Config.String("HOST").pipe(Config.withDefault(defaultHost))
-  const port = yield* Config.Port("PORT").pipe(Config.withDefault(defaultPort))
+  // PORT is a common name (an app embedding the library may use it for itself): one that is not a port is not ours.
+  const portText = yield* Config.String("PORT").pipe(Config.withDefault(""))
+  const port = /^[1-9][0-9]{0,4}$/.test(portText.trim()) && Number(portText) <= 65535 ? Number(portText) : defaultPort
   const maxMb = yield* Config.Number("STRATA_ARTIFACT_MAX_MB").pipe(Config.withDefault(1024))
   return {
     dataDir: dataDir.trim() || "./data",

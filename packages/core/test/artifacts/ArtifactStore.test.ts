@@ -226,6 +226,8 @@ describe("ArtifactStore (inline and configuration)", () => {
       const set = yield* read({ STRATA_DATA_DIR: "/srv/strata", STRATA_ARTIFACT_SECRET: "s".repeat(20), HOST: "0.0.0.0", PORT: "8080", STRATA_ARTIFACT_MAX_MB: "0" })
       assert.deepStrictEqual(set, { dataDir: "/srv/strata", secret: "s".repeat(20), publicUrl: "http://127.0.0.1:8080", maxBytes: 0 })
       assert.strictEqual((yield* read({ STRATA_PUBLIC_URL: "https://strata.example.com", PORT: "1" })).publicUrl, "https://strata.example.com")
+      assert.strictEqual((yield* read({ PORT: "0" })).publicUrl, "http://127.0.0.1:3002")
+      assert.strictEqual((yield* read({ PORT: "http" })).publicUrl, "http://127.0.0.1:3002")
       assert.strictEqual(publicUrlFor("::", 3002), "http://[::1]:3002")
       assert.strictEqual(publicUrlFor("example.org", 80), "http://example.org:80")
     }))

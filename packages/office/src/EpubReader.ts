@@ -1,12 +1,12 @@
 /**
  * The EPUB reader: the OPF package named by META-INF/container.xml gives the book metadata
  * (title, authors, language, publisher, date, description) and the spine; each spine document
- * is one page, converted by the shared HTML stages (`htmlToMarkdown` from @strata/core) with
+ * is one page, converted by the shared HTML stages (`htmlToBlocks` from @strata/core) with
  * the chapter's own path as base for relative links. Scripts in the book are never run.
  */
-import { htmlToMarkdown, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
+import { htmlToBlocks, type Block, type DocumentInfo, ZipArchive } from "@strata/core"
 import { corrupt } from "./Failure.ts"
-import { markdownToBlocks } from "./MarkdownBlocks.ts"
+import { writtenToBlocks } from "./MarkdownBlocks.ts"
 import { page, type ParsedDocument } from "./ReaderKit.ts"
 import { child, childrenNamed, descendants, elements, parseXml, resolvePart, textOf } from "./Xml.ts"
 import { isRasterPart, withImages, type ImageRef } from "./ImageRefs.ts"
@@ -55,8 +55,7 @@ export const readEpub = (bytes: Uint8Array, format: string): ParsedDocument => {
     pages: spine.map((item, index) => () => {
       const html = zip.text(item.href) ?? ""
       // No base URL: relative image and chapter links stay relative to the book.
-      const markdown = htmlToMarkdown(html)
-      return page(index + 1, markdownToBlocks(markdown, "epub").map((block) => chapterPictures(block, item.href, zip)))
+      return page(index + 1, writtenToBlocks(htmlToBlocks(html), "epub").map((block) => chapterPictures(block, item.href, zip)))
     })
   }
 }

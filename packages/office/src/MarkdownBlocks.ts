@@ -1,9 +1,11 @@
 /**
- * Splits a markdown document (from the HTML stages) into typed blocks at blank lines, keeping
- * fenced code and HTML tables whole, so that converted chapters carry blocks like every other
- * reader's. Joining the blocks with blank lines gives the markdown back.
+ * Typed blocks from what the HTML stages write for a converted chapter (`htmlToBlocks`), so that
+ * chapters carry blocks like every other reader's. A block whose structure the HTML writer knows
+ * (a paragraph, a heading, code) keeps it, and core's block writer writes it; the rest (lists,
+ * tables, quotes) is markdown, split at blank lines, keeping fenced code and HTML tables whole.
+ * Joining the blocks with blank lines gives the chapter's markdown (`htmlToMarkdown`) back.
  */
-import { makeBlock, type Block, type BlockKind } from "@strata/core"
+import { blockMarkdown, makeBlock, structuredBlock, type Block, type BlockKind, type WrittenBlock } from "@strata/core"
 
 const kindOf = (chunk: string): BlockKind => {
   if (/^#\s/.test(chunk)) return "section_header"
@@ -49,5 +51,25 @@ export const markdownToBlocks = (markdown: string, source: string): Array<Block>
     else current.push(line)
   }
   flush()
+  return blocks
+}
+
+/**
+ * A chapter's blocks. Each written block is split as its joined markdown would be; one that stays
+ * a single block, and whose structure writes exactly that block, is kept with its structure.
+ */
+export const writtenToBlocks = (written: ReadonlyArray<WrittenBlock>, source: string): Array<Block> => {
+  const blocks: Array<Block> = []
+  written.forEach((block, index) => {
+    // As the joined markdown is cleaned: runs of blank lines collapsed, the chapter trimmed.
+    let text = block.text.replace(/\n{3,}/g, "\n\n")
+    if (index === 0) text = text.trimStart()
+    if (index === written.length - 1) text = text.trimEnd()
+    const split = markdownToBlocks(text, source)
+    const only = split.length === 1 ? split[0] : undefined
+    if (only !== undefined && block.structure !== undefined && blockMarkdown(block.structure) === only.content) {
+      blocks.push(structuredBlock(only.kind, block.structure, { source }))
+    } else blocks.push(...split)
+  })
   return blocks
 }

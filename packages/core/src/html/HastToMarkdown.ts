@@ -16,7 +16,8 @@
  */
 import type { Element, ElementContent, Root, RootContent } from "hast"
 import { stringProp, textOf } from "./HtmlNodes.ts"
-import { codeBlock, collectText, isGutterCell } from "./MarkdownCode.ts"
+import type { BlockStructure } from "../markdown/BlockMarkdown.ts"
+import { codeOf, collectText, fencedCode, isGutterCell } from "./MarkdownCode.ts"
 import { escapeLabel, linkDestination } from "./MarkdownEscape.ts"
 import { InlineWriter } from "./MarkdownInline.ts"
 import { renderTable } from "./MarkdownTable.ts"
@@ -49,6 +50,14 @@ const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 interface Block {
   readonly kind: "paragraph" | "list" | "other"
   readonly text: string
+  /** What the block is, where that is known as it is written (paragraphs, headings, code), for readers that keep blocks. */
+  readonly structure?: BlockStructure
+}
+
+/** A top-level block of a converted fragment: its markdown, and its structure where known. */
+export interface WrittenBlock {
+  readonly text: string
+  readonly structure?: BlockStructure | undefined
 }
 
 const isHidden = (element: Element): boolean => element.properties.hidden === true || element.properties.hidden === ""
@@ -70,6 +79,11 @@ export class HastToMarkdown {
   convert(node: Root | Element): string {
     const blocks = this.blocks(node.children)
     return joinBlocks(blocks).replace(/\n{3,}/g, "\n\n").trim()
+  }
+
+  /** The top-level blocks `convert` joins, each with its structure where known. */
+  convertBlocks(node: Root | Element): Array<WrittenBlock> {
+    return this.blocks(node.children)
   }
 
   /** Whether an element holds block-level content somewhere inside. */
@@ -94,7 +108,7 @@ export class HastToMarkdown {
     const flush = () => {
       if (inline === undefined) return
       const text = inline.finish().trim()
-      if (!INVISIBLE.test(text)) out.push({ kind: "paragraph", text })
+      if (!INVISIBLE.test(text)) out.push({ kind: "paragraph", text, structure: { text } })
       inline = undefined
     }
     for (const node of nodes) {
@@ -136,13 +150,16 @@ export class HastToMarkdown {
     const level = HEADING[tag]
     if (level !== undefined) {
       const text = this.flat(element)
-      if (text !== "") out.push({ kind: "other", text: heading(level, text) })
+      if (text !== "") out.push({ kind: "other", text: heading(level, text), structure: { heading: { level }, text: headingText(text) } })
       return
     }
     switch (tag) {
       case "pre": {
-        const code = codeBlock(element, this.ancestors)
-        if (code !== undefined) out.push({ kind: "other", text: code })
+        const found = codeOf(element, this.ancestors)
+        if (found !== undefined) {
+          const structure = { code: { language: found.language ?? null }, text: found.code }
+          out.push({ kind: "other", text: fencedCode(found), structure })
+        }
         return
       }
       case "ul":
@@ -350,8 +367,10 @@ const isPermalink = (element: Element, href: string | undefined): boolean => {
 }
 
 /** An ATX heading; a trailing run of `#` in the text would read as a closing sequence. */
-const heading = (level: number, text: string): string =>
-  `${"#".repeat(level)} ${text.replace(/(^|\s)(#+)$/, "$1\\$2")}`
+/** A heading's text, with a trailing run of `#` escaped (it would close the heading). */
+const headingText = (text: string): string => text.replace(/(^|\s)(#+)$/, "$1\\$2")
+
+const heading = (level: number, text: string): string => `${"#".repeat(level)} ${headingText(text)}`
 
 /** The heading a link wraps, through single-child wrappers, if that is all the link holds. */
 const soleHeading = (element: Element): Element | undefined => {
@@ -385,3 +404,7 @@ const joinItem = (blocks: ReadonlyArray<Block>): string => {
 /** Converts a hast tree (or one element's content) to markdown. */
 export const hastToMarkdown = (node: Root | Element, options: MarkdownOptions = {}): string =>
   new HastToMarkdown(options).convert(node)
+
+/** The top-level blocks `hastToMarkdown` joins, each with its structure where known. */
+export const hastToBlocks = (node: Root | Element, options: MarkdownOptions = {}): Array<WrittenBlock> =>
+  new HastToMarkdown(options).convertBlocks(node)

@@ -13,7 +13,7 @@
  */
 import type { Root } from "hast"
 import { Effect } from "effect"
-import { hastToMarkdown } from "./HastToMarkdown.ts"
+import { hastToBlocks, hastToMarkdown, type WrittenBlock } from "./HastToMarkdown.ts"
 import { cleanHtml } from "./HtmlClean.ts"
 import { collectLinks } from "./HtmlLinks.ts"
 import { extractMetadata } from "./HtmlMetadata.ts"
@@ -81,3 +81,10 @@ const processParsedHtml = (parsed: Root, html: string, options: HtmlOptions): Ht
  */
 export const htmlToMarkdown = (html: string, baseUrl?: string): string =>
   hastToMarkdown(cleanHtml(parseHtml(html), baseUrl).root, { removeBase64Images: false })
+
+/**
+ * The top-level blocks whose markdown `htmlToMarkdown` joins (with blank lines), each with its
+ * structure where the writer knows it (paragraphs, headings, code), for readers that keep blocks.
+ */
+export const htmlToBlocks = (html: string, baseUrl?: string): Array<WrittenBlock> =>
+  hastToBlocks(cleanHtml(parseHtml(html), baseUrl).root, { removeBase64Images: false })

@@ -56,8 +56,8 @@ export const collectText = (element: Element, preformatted: boolean): string => 
   return out
 }
 
-/** A fenced code block for a `<pre>`, or undefined when it holds no code. */
-export const codeBlock = (pre: Element, ancestors: ReadonlyArray<Element>): string | undefined => {
+/** A `<pre>`'s code and language (its own, its `<code>`'s, or an ancestor's), or undefined when it holds no code. */
+export const codeOf = (pre: Element, ancestors: ReadonlyArray<Element>): { readonly code: string; readonly language: string | undefined } | undefined => {
   const code = collectText(pre, true).replace(/^\n/, "").replace(/\s+$/, "")
   if (code.trim() === "") return undefined
   let language = languageOf(pre)
@@ -70,6 +70,11 @@ export const codeBlock = (pre: Element, ancestors: ReadonlyArray<Element>): stri
   for (let i = ancestors.length - 1; language === undefined && i >= Math.max(0, ancestors.length - 4); i--) {
     language = languageOf(ancestors[i]!)
   }
-  const fence = codeFence(code)
-  return `${fence}${language ?? ""}\n${code}\n${fence}`
+  return { code, language }
+}
+
+/** Code as a fenced block. */
+export const fencedCode = (found: { readonly code: string; readonly language: string | undefined }): string => {
+  const fence = codeFence(found.code)
+  return `${fence}${found.language ?? ""}\n${found.code}\n${fence}`
 }

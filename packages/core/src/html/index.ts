@@ -1,10 +1,11 @@
 /**
  * The HTML stages of the web path: `processHtml` for scrapes (HtmlPipeline.ts, which documents
  * how includeTags / excludeTags / onlyMainContent combine), `htmlToMarkdown` for fragments and
- * EPUB chapters. Stages: HtmlParser (htmlparser2 -> hast), HtmlMetadata, HtmlClean (URLs,
+ * `htmlToBlocks` for EPUB chapters. Stages: HtmlParser (htmlparser2 -> hast), HtmlMetadata, HtmlClean (URLs,
  * srcset, lazy images), HtmlLinks, TagFilter, MainContent*, HastToMarkdown (+ MarkdownInline,
  * MarkdownEscape, MarkdownTable, MarkdownCode) and HtmlSerialize.
  */
-export { processHtml, processHtmlYielding, htmlToMarkdown } from "./HtmlPipeline.ts"
+export { processHtml, processHtmlYielding, htmlToBlocks, htmlToMarkdown } from "./HtmlPipeline.ts"
+export type { WrittenBlock } from "./HastToMarkdown.ts"
 export type { HtmlOptions, HtmlResult } from "./HtmlPipeline.ts"
 export { extractMainContent } from "./MainContent.ts"

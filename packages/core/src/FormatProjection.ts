@@ -88,7 +88,7 @@ const derived = (produced: Produced, wants: Requested): Pick<ScrapeData, "html" 
     case "Document": {
       if (!wants.html && !wants.links) return {}
       if (produced.source !== undefined) {
-        // From the blocks: 0.15-0.3 s on the 2,000-page PDF, where parsing its markdown back took 45-60 s.
+        // From the blocks: 0.15-0.3 s on the 2,000-page generated PDF, where parsing its markdown back took 45-64 s.
         const written = writeHtml(produced.source.pages, { pageMarkers: produced.source.pageMarkers })
         return { html: wants.html ? written.html : undefined, links: wants.links ? written.links : undefined }
       }

@@ -4,8 +4,8 @@
  * module only reads the inline markup, with the same GFM parser the markdown path used, so a
  * phrase renders the same whichever path wrote it.
  *
- * Most text has no markup at all: it is escaped and returned without a parse (measured on the
- * 2,000-page PDF: 9 blocks in 10 take that path).
+ * Most text has no markup at all: it is escaped and returned without a parse (counted: all 46,000
+ * texts of the 2,000-page generated PDF, 85% of those of the docling office and PDF samples).
  */
 import type { Html, Link, Nodes as MdastNodes, PhrasingContent, Root as MdastRoot } from "mdast"
 import rehypeStringify from "rehype-stringify"

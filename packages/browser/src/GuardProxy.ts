@@ -38,6 +38,8 @@ export interface GuardProxy {
   readonly url: string
   /** The last refusal for `host:port` within the last minute. */
   readonly refusalFor: (hostPort: string) => ProxyRefusal | undefined
+  /** The refusal known before any DNS (an internal IP literal, a port of another protocol), for the page's own URL. */
+  readonly refuses: (url: URL) => ProxyRefusal | undefined
 }
 
 const hopByHop = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "upgrade"])
@@ -182,5 +184,9 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
           server.close(() => resume(Effect.void))
         })
     )
-    return { url: `http://127.0.0.1:${port}`, refusalFor }
+    const refuses = (url: URL): ProxyRefusal | undefined => {
+      const decision = check(url)
+      return "refusal" in decision ? decision.refusal : undefined
+    }
+    return { url: `http://127.0.0.1:${port}`, refusalFor, refuses }
   })

@@ -115,6 +115,10 @@ const proxyAnswer = (response: Response | null, url: string): ScrapeError | unde
   return undefined
 }
 
+/** The Accept-Language a located request sends: the caller's own, else the place's list. */
+const acceptLanguageOf = (request: BrowserRequest): string | undefined =>
+  request.location === undefined ? undefined : hasHeader(request.headers ?? {}, "accept-language") ?? placeOptions(request.location).acceptLanguage
+
 /** Builds the engine; Chromium and the proxy stop when the scope closes. */
 export const make = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
   Effect.gen(function*() {
@@ -227,10 +231,29 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
             details: invalid.map((h) => ({ path: ["headers", h.name], message: h.message }))
           })))
         }
+        // An internal IP literal or another protocol's port is refused before Chromium starts (Chromium refuses some ports itself, less clearly).
+        const target = URL.canParse(request.url) ? new URL(request.url) : undefined
+        const refusal = target === undefined ? undefined : proxy.refuses(target)
+        if (refusal !== undefined) {
+          return yield* Effect.fail(scrapeError(new UrlBlocked({
+            url: request.url,
+            message: `Refusing to fetch ${request.url}: ${refusal.message}. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.`
+          })))
+        }
         const launched = yield* browser
         const run: Run = { browser: launched, deadline, url: request.url }
         const context = yield* openContext(run, request)
         const page = yield* step(run, () => context.newPage())
+        const acceptLanguage = acceptLanguageOf(request)
+        if (acceptLanguage !== undefined) {
+          // Playwright sends the locale alone as Accept-Language; send the whole list, as the fetch engine does.
+          // Chromium weighs the tags itself (0.1 less each, as AcceptLanguage.ts does), so it takes them bare.
+          const userAgent = yield* step(run, () => page.evaluate("navigator.userAgent") as Promise<string>)
+          yield* step(run, async () => {
+            const session = await context.newCDPSession(page)
+            await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage: acceptLanguage.replace(/;q=[0-9.]+/g, "") })
+          })
+        }
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
         return yield* renderPage(page, run, request).pipe(
           // A failure that raced Chromium's exit is the crash.

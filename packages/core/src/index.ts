@@ -44,3 +44,18 @@ export {
 export { type FileStoreOptions } from "./artifacts/FileArtifactStore.ts"
 export { type ArtifactKind, artifactPathPrefix } from "./artifacts/ArtifactLinks.ts"
 export { ArtifactError, ArtifactMissing, ArtifactSetupError, BadSignature, LinkExpired, MalformedLink } from "./artifacts/ArtifactError.ts"
+export {
+  type ApiKeyInfo,
+  type Authenticated,
+  type CachedPage,
+  type CacheEntry,
+  type Charge,
+  type CreatedKey,
+  defaultTeamId,
+  type RequestClaim,
+  type RequestState,
+  Store,
+  type Team,
+  type TeamSettings
+} from "./store/Store.ts"
+export { InsufficientCredits, MigrationFailed, StoreError, StoreUnavailable, UnknownTeam } from "./store/StoreError.ts"

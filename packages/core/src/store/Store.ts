@@ -1,0 +1,174 @@
+/**
+ * The state store: teams and their limits, API keys, credits, the fetch cache and idempotency
+ * records. It is the one place the server keeps state, so that two server processes on one
+ * database behave as one service. The contract lives in core because the pipeline reads and
+ * writes the cache; the backends (embedded SQLite, Postgres) are in `@strata/store`.
+ *
+ * Every method that changes state is atomic on its own: a charge is one transaction keyed by its
+ * charge id, `beginRequest` claims a request id in one statement, a cache `put` updates the entry
+ * and the byte count together.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { InsufficientCredits, StoreError, UnknownTeam } from "./StoreError.ts"
+
+/** A team: who keys belong to, and the limits its requests run under. `undefined` limits mean none. */
+export interface Team {
+  readonly id: string
+  /** The credit balance; `undefined` for a team without a credit limit. */
+  readonly credits: number | undefined
+  /** Requests per minute; `undefined` for no rate limit. */
+  readonly rateLimit: number | undefined
+  /** Requests running at once; `undefined` for no concurrency limit. */
+  readonly concurrency: number | undefined
+  /** Zero data retention: nothing about the team's requests is written anywhere. */
+  readonly zdr: boolean
+  /** Whether the team may call catalog providers. */
+  readonly catalog: boolean
+  /** Where the team's audit events go (`stdout`, a `.jsonl` file path, an `https://` webhook); `undefined` for none. */
+  readonly auditSink: string | undefined
+  readonly createdAt: number
+}
+
+/**
+ * A change to a team's settings: a field left out keeps its value; `null` removes a limit
+ * (unlimited credits, no rate limit, no concurrency limit, no audit sink).
+ */
+export interface TeamSettings {
+  readonly credits?: number | null
+  readonly rateLimit?: number | null
+  readonly concurrency?: number | null
+  readonly zdr?: boolean
+  readonly catalog?: boolean
+  readonly auditSink?: string | null
+}
+
+/** A key as the store knows it: never the key itself. */
+export interface ApiKeyInfo {
+  readonly id: string
+  readonly teamId: string
+  readonly createdAt: number
+  readonly revokedAt: number | undefined
+}
+
+/** A new key: `key` is the only time the plain key exists outside the client's hands. */
+export interface CreatedKey {
+  readonly id: string
+  readonly teamId: string
+  readonly key: string
+}
+
+/** Who a presented key belongs to. */
+export interface Authenticated {
+  readonly keyId: string
+  readonly team: Team
+}
+
+/** What a charge did: `replayed` when this charge id was already charged (nothing was charged again). */
+export interface Charge {
+  readonly chargeId: string
+  readonly teamId: string
+  readonly amount: number
+  /** The balance after the charge; `undefined` for a team without a credit limit. */
+  readonly balance: number | undefined
+  readonly replayed: boolean
+}
+
+/** A fetched page as the cache keeps it: the body and what is needed to read it again. */
+export interface CacheEntry {
+  /** The caller's cache key (normalised URL plus the options that change what is fetched). */
+  readonly key: string
+  readonly url: string
+  readonly finalUrl: string
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+  /** When the page was fetched (epoch ms). */
+  readonly fetchedAt: number
+}
+
+/** A cache entry read back: `size` is what it counts against the bound, `lastUsed` its LRU time. */
+export interface CachedPage extends CacheEntry {
+  readonly size: number
+  readonly lastUsed: number
+}
+
+/** An idempotency claim (`x-request-id`), scoped to a team. */
+export interface RequestClaim {
+  readonly teamId: string
+  readonly requestId: string
+  /** A hash of the request's parameters: a reuse with other parameters is a conflict. */
+  readonly paramsHash: string
+  /** When the running request gives up (epoch ms); a claim still running well past it is unresolved. */
+  readonly deadline: number
+}
+
+/**
+ * What `beginRequest` found. `New`: the caller owns the request and must `completeRequest` or
+ * `abandonRequest` it. `Running`: another call holds it. `Done`: the stored response to replay.
+ * `Conflict`: the id was used with other parameters. `Unresolved`: a call claimed it and never
+ * finished (its process died past the deadline), so whether it ran cannot be known.
+ */
+export type RequestState =
+  | { readonly _tag: "New" }
+  | { readonly _tag: "Running" }
+  | { readonly _tag: "Done"; readonly response: string }
+  | { readonly _tag: "Conflict" }
+  | { readonly _tag: "Unresolved" }
+
+export class Store extends Context.Service<Store, {
+  /** Which backend this is (`sqlite` or `pg`), for logs and benchmarks. */
+  readonly backend: "sqlite" | "pg"
+
+  // Teams and keys
+  /** Creates a team with these settings, or changes an existing one's. */
+  readonly setTeam: (teamId: string, settings: TeamSettings) => Effect.Effect<Team, StoreError>
+  readonly getTeam: (teamId: string) => Effect.Effect<Option.Option<Team>, StoreError>
+  readonly listTeams: Effect.Effect<ReadonlyArray<Team>, StoreError>
+  /** A new key for the team; the plain key is in the result and nowhere else. */
+  readonly createKey: (teamId: string) => Effect.Effect<CreatedKey, StoreError | UnknownTeam>
+  /**
+   * Records a key that was made elsewhere (`STRATA_API_KEYS`, the key generated on first start)
+   * by its SHA-256 (hex) under a stable id; a second call for the same hash changes nothing.
+   */
+  readonly importKey: (teamId: string, sha256Hex: string) => Effect.Effect<ApiKeyInfo, StoreError | UnknownTeam>
+  /** Revokes a key; false when no such key exists. Revoking twice is not an error. */
+  readonly revokeKey: (keyId: string) => Effect.Effect<boolean, StoreError>
+  readonly listKeys: (teamId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, StoreError>
+  /** The team behind a presented key; `None` for an unknown or revoked key. */
+  readonly authenticate: (key: string) => Effect.Effect<Option.Option<Authenticated>, StoreError>
+
+  // Credits
+  readonly balance: (teamId: string) => Effect.Effect<number | undefined, StoreError | UnknownTeam>
+  /**
+   * Takes `amount` credits from the team once per `chargeId`: the balance never goes below 0, and
+   * the same charge id charged again (a retry, another replica) is reported as `replayed`.
+   */
+  readonly charge: (
+    options: { readonly teamId: string; readonly chargeId: string; readonly amount: number }
+  ) => Effect.Effect<Charge, StoreError | UnknownTeam | InsufficientCredits>
+  /** Gives a charge back, once; false when there is no such charge or it was refunded already. */
+  readonly refund: (chargeId: string) => Effect.Effect<boolean, StoreError>
+
+  // Cache
+  readonly cacheGet: (key: string) => Effect.Effect<Option.Option<CachedPage>, StoreError>
+  /** Stores (or replaces) an entry, then evicts least recently used entries down to the byte bound. */
+  readonly cachePut: (entry: CacheEntry) => Effect.Effect<void, StoreError>
+  /** Marks an entry used now (a hit), so LRU eviction takes it last. */
+  readonly cacheTouch: (key: string) => Effect.Effect<void, StoreError>
+  /** Evicts least recently used entries until the cache holds at most `maxBytes` (default: the bound); returns how many went. */
+  readonly cacheEvict: (maxBytes?: number) => Effect.Effect<number, StoreError>
+  /** The bytes the cache holds now. */
+  readonly cacheBytes: Effect.Effect<number, StoreError>
+
+  // Idempotency
+  readonly beginRequest: (claim: RequestClaim) => Effect.Effect<RequestState, StoreError>
+  /** Records the response of a request this caller began, for replay. */
+  readonly completeRequest: (
+    options: { readonly teamId: string; readonly requestId: string; readonly response: string }
+  ) => Effect.Effect<void, StoreError>
+  /** Forgets a claim refused before anything ran, so that a retry may run. */
+  readonly abandonRequest: (options: { readonly teamId: string; readonly requestId: string }) => Effect.Effect<void, StoreError>
+}>()("@strata/core/Store") {}
+
+/** The team `STRATA_API_KEYS` keys and the key generated on first start belong to: no limits. */
+export const defaultTeamId = "default"

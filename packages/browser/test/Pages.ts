@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net"
 export interface Site {
   readonly url: string
   readonly hits: Array<string>
+  /** TCP connections accepted so far (a blocked request must not even connect). */
+  readonly connections: () => number
   readonly close: () => Promise<void>
 }
 
@@ -25,10 +27,13 @@ export const serve = async (routes: Record<string, string | Handler>): Promise<S
     if (typeof route === "function") return route(request, response)
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(route)
   })
+  let connections = 0
+  server.on("connection", () => connections++)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
+    connections: () => connections,
     close: () => new Promise((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

@@ -48,7 +48,17 @@ beforeAll(async () => {
   const page = html(`<p id="result">pending</p><script>
     fetch("${other.url}/secret").then(() => "reached", () => "blocked").then((v) => { document.getElementById("result").textContent = v })
   </script>`)
-  const withOther = await serve({ "/reach-private": page })
+  const socketPage = html(`<p id="result">pending</p><script>
+    const socket = new WebSocket("ws://${other.url.slice("http://".length)}/socket")
+    socket.onopen = () => { document.getElementById("result").textContent = "reached" }
+    socket.onerror = () => { document.getElementById("result").textContent = "blocked" }
+  </script>`)
+  const withOther = await serve({
+    "/reach-private": page,
+    "/socket-private": socketPage,
+    "/image-private": html(`<img src="${other.url}/secret.png"><p>An image from an internal host.</p>`),
+    "/redirect-private": (_q, r) => r.writeHead(302, { location: `${other.url}/secret` }).end()
+  })
   ;(site as { extra?: Site }).extra = withOther
   runtime = ManagedRuntime.make(layer({
     concurrency: 2,
@@ -83,6 +93,19 @@ describe("PlaywrightEngine", () => {
     const page = await render({ url: `${extra.url}/reach-private` })
     expect(text(page.body)).toContain(`<p id="result">blocked</p>`)
     expect(other.hits).toEqual([])
+  })
+
+  it("blocks a websocket and an image to a private address, and a redirect to one", async () => {
+    const extra = (site as unknown as { extra: Site }).extra
+    const socket = await render({ url: `${extra.url}/socket-private` })
+    expect(text(socket.body)).toContain(`<p id="result">blocked</p>`)
+    const image = await render({ url: `${extra.url}/image-private` })
+    expect(text(image.body)).toContain("An image from an internal host.")
+    const reason = failure(await renderExit({ url: `${extra.url}/redirect-private` }))
+    expect(reason._tag).toBe("UrlBlocked")
+    expect(reason.message).toContain("loopback")
+    expect(other.hits).toEqual([])
+    expect(other.connections()).toBe(0)
   })
 
   it("refuses a navigation to a private address the policy does not allow", async () => {

@@ -24,6 +24,10 @@ const routes: Record<string, { type: string; body: string }> = {
         boats.map((b) => "<li>" + b + "</li>").join("") + "</ul></main>"
     })`
   },
+  "/script": {
+    type: "text/html; charset=utf-8",
+    body: page(`<div id="out">static placeholder</div><script>document.getElementById("out").innerHTML = "<h1>Tide table</h1><p>High water at 06:12 and 18:40, written by the page's script.</p>"</script>`)
+  },
   "/api/boats": { type: "application/json", body: JSON.stringify(["Kestrel", "Marigold", "Osprey"]) },
   "/form": {
     type: "text/html; charset=utf-8",
@@ -89,6 +93,14 @@ describe("the browser engine through the server", () => {
     expect(document.markdown).toContain("# Harbour boats")
     expect(document.markdown).toMatch(/[-*] Marigold/)
     expect(document.metadata?.engine).toBe("browser")
+  })
+
+  it("renders a script-written page through the automatic engine choice", async () => {
+    const { status, body } = await scrape({ url: `${siteUrl}/script`, formats: ["markdown"] })
+    expect(status).toBe(200)
+    expect(body.data.markdown).toContain("High water at 06:12 and 18:40")
+    expect(body.data.markdown).not.toContain("static placeholder")
+    expect(body.data.metadata.engine).toBe("browser")
   })
 
   it("keeps a page that shows its text with the fetch engine", async () => {

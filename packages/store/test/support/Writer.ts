@@ -1,0 +1,41 @@
+/**
+ * A child process for the crash and two-process tests: opens the SQLite store at argv[2] (running
+ * the migrations), then with mode `write` charges 1 credit to team `acme` under ids
+ * `{prefix}-{n}` and caches a page, forever, printing each charge id only after its transaction
+ * committed. The parent kills it with SIGKILL somewhere in the middle. Mode `open` only opens the
+ * store (migrations) and exits.
+ */
+import { Store } from "@strata/core"
+import { Effect } from "effect"
+import { layerSqlite } from "../../src/index.ts"
+
+const [filename, mode, prefix = "w"] = process.argv.slice(2)
+
+const program = Effect.gen(function*() {
+  const store = yield* Store
+  if (mode !== "write") return
+  process.stdout.write("ready\n")
+  const body = new Uint8Array(4096).fill(7)
+  for (let n = 0; ; n++) {
+    const chargeId = `${prefix}-${n}`
+    yield* store.charge({ teamId: "acme", chargeId, amount: 1 })
+    yield* store.cachePut({
+      key: `${prefix}-${n % 50}`,
+      url: "https://example.com/",
+      finalUrl: "https://example.com/",
+      status: 200,
+      headers: {},
+      body,
+      fetchedAt: n
+    })
+    process.stdout.write(`${chargeId}\n`)
+  }
+})
+
+Effect.runPromise(program.pipe(Effect.provide(layerSqlite({ filename, cacheMaxBytes: 100 * 1024 })))).then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`${String(error)}\n`)
+    process.exit(1)
+  }
+)

@@ -6,7 +6,15 @@
  * serves. The CLI and the tests start it with `startServer`.
  */
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { artifactPathPrefix, ArtifactStore, type ArtifactSetupError, openApiDocument, type Pipeline, publicUrlFor } from "@strata/core"
+import {
+  artifactPathPrefix,
+  ArtifactStore,
+  type ArtifactSetupError,
+  type FileStoreOptions,
+  openApiDocument,
+  type Pipeline,
+  publicUrlFor
+} from "@strata/core"
 import { Cause, Effect, Layer } from "effect"
 import { HttpEffect, HttpRouter, HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
@@ -167,6 +175,13 @@ const serve = (config: ServerConfig) =>
     Layer.provide(ApiKeys.layer(config))
   )
 
+const storeOptions = (config: ServerConfig, publicUrl: string): FileStoreOptions => ({
+  ...config.artifacts,
+  dataDir: config.dataDir,
+  publicUrl,
+  secret: config.artifactSecret
+})
+
 /**
  * The server's artifact store: files under `config.dataDir`, links under `config.publicUrl`, or
  * else under the address the server is bound to (read once it listens, so port 0 works).
@@ -179,13 +194,25 @@ export const artifactStoreLayer = (
     const bound = address._tag === "UnixPathAddress"
       ? publicUrlFor(config.host, config.port)
       : publicUrlFor(new URL(HttpServer.formatAddress(address)).hostname.replace(/^\[|\]$/g, ""), address.port)
-    return ArtifactStore.layer({
-      ...config.artifacts,
-      dataDir: config.dataDir,
-      publicUrl: config.publicUrl ?? bound,
-      secret: config.artifactSecret
-    })
+    return ArtifactStore.layer(storeOptions(config, config.publicUrl ?? bound))
   }))
+
+/**
+ * The adapter, the pipeline and the artifact store they share, in the order they start. The
+ * pipeline starts before the port is bound (a client never reaches a port that cannot answer
+ * yet), except when links must name a port the system picks (port 0 without `publicUrl`: tests,
+ * embedding), where the server listens first to learn it.
+ */
+const compose = <ROut, E>(config: ServerConfig, pipeline: Layer.Layer<ROut, E, ArtifactStore>) => {
+  const listening = listen(config)
+  if (config.publicUrl !== undefined || config.port !== 0) {
+    const artifacts = ArtifactStore.layer(storeOptions(config, config.publicUrl ?? publicUrlFor(config.host, config.port)))
+    return serve(config).pipe(Layer.provideMerge(listening), Layer.provide(Layer.provideMerge(pipeline, artifacts)))
+  }
+  // One value used twice: layers are memoised by identity within a build, so this is one server.
+  const artifacts = artifactStoreLayer(config).pipe(Layer.provide(listening))
+  return serve(config).pipe(Layer.provide(Layer.provideMerge(pipeline, artifacts)), Layer.provideMerge(listening))
+}
 
 /**
  * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the
@@ -196,27 +223,16 @@ export const artifactStoreLayer = (
 export const layerWithPipeline = <E>(
   config: ServerConfig,
   pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
-): Layer.Layer<HttpServer.HttpServer, E | ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError> => {
-  // One value used twice: layers are memoised by identity within a build, so this is one server.
-  const listening = listen(config)
-  const artifacts = artifactStoreLayer(config).pipe(Layer.provide(listening))
-  return serve(config).pipe(
-    Layer.provide(Layer.provideMerge(pipeline, artifacts)),
-    Layer.provideMerge(listening)
-  )
-}
+): Layer.Layer<HttpServer.HttpServer, E | ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError> =>
+  compose(config, pipeline)
 
 /**
  * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the
- * `HttpServer` service's `address`). Closing the layer's scope stops accepting connections and
- * lets requests in flight finish (graceful shutdown).
+ * `HttpServer` service's `address`) with its own artifact store; the `Pipeline` comes from
+ * outside (use `layerWithPipeline` for a pipeline that stores artifacts). Closing the layer's
+ * scope stops accepting connections and lets requests in flight finish (graceful shutdown).
  */
 export const layer = (
   config: ServerConfig
-): Layer.Layer<HttpServer.HttpServer, ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError, Pipeline> => {
-  const listening = listen(config)
-  return serve(config).pipe(
-    Layer.provide(artifactStoreLayer(config).pipe(Layer.provide(listening))),
-    Layer.provideMerge(listening)
-  )
-}
+): Layer.Layer<HttpServer.HttpServer, ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError, Pipeline> =>
+  compose(config, Layer.empty)

@@ -8,7 +8,8 @@
 import { ArtifactStore, Pipeline } from "@strata/core"
 import { Effect, Layer, Stream } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
-import { request as httpRequest } from "node:http"
+import { createServer, request as httpRequest } from "node:http"
+import { connect, type AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import type { ServerConfig } from "../src/index.ts"
@@ -185,6 +186,29 @@ describe("GET /v2/artifacts/{file}", () => {
     const response = await get(second, pathOf(link))
     expect(response.status).toBe(200)
     expect(response.bytes).toEqual(png)
+  })
+
+  it("on a fixed port, the pipeline starts (with the store) before the port opens, and links name that port", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    const refusedWhileBuilding: Array<boolean> = []
+    const probing = Layer.effectDiscard(Effect.promise(() =>
+      new Promise<void>((resolve) => {
+        const socket = connect(port, "127.0.0.1")
+        socket.once("connect", () => (refusedWhileBuilding.push(false), socket.destroy(), resolve()))
+        socket.once("error", () => (refusedWhileBuilding.push(true), resolve()))
+      })
+    ))
+    const server = await startTestServer(Layer.merge(screenshotPipeline, probing), { apiKeys: [KEY], port })
+    servers.push(server)
+    expect(refusedWhileBuilding).toEqual([true])
+    const link = await screenshotOf(server)
+    expect(link.startsWith(`http://127.0.0.1:${port}/v2/artifacts/`)).toBe(true)
+    expect((await get(server, pathOf(link))).bytes).toEqual(png)
   })
 
   it("links start with the configured public URL", async () => {

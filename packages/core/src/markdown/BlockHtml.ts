@@ -16,6 +16,7 @@ import { isFurniture, type Block, type ListInfo, type Page, type TableInfo } fro
 import { markdownLinks, markdownToHtml } from "../MarkdownHtml.ts"
 import { blockMarkdown } from "./BlockMarkdown.ts"
 import { escapeHtml, escapeHtmlAttribute } from "./HtmlEscape.ts"
+import { writeHtmlTable } from "./TableWriter.ts"
 import { type InlineContext, inlineHtml, inlinePlain, noteId } from "./InlineHtml.ts"
 
 export interface HtmlWriterOptions {
@@ -48,59 +49,14 @@ const listOf = (block: Block): ListInfo | undefined =>
 const separator = (previous: Block | undefined, next: Block): string =>
   previous === undefined ? "" : previous.kind === "list_item" && next.kind === "list_item" ? "\n" : "\n\n"
 
-const spanOf = (n: number | undefined): number => (n !== undefined && n > 1 ? Math.floor(n) : 1)
-
-/**
- * A table with every row of its grid (a row where no cell starts is kept, as an empty `<tr>`, so
- * that `rowspan`s count the rows they cover) and slots no cell covers filled with empty cells.
- * The first `headerRows` rows (at least one, as the markdown heads the table with its first row) are the head.
- */
+/** A table block: its grid through the table writer, each cell's text (inline markdown, or plain) as HTML, line breaks as `<br>`. */
 const tableHtml = (table: TableInfo, context: InlineContext): string => {
   const plain = table.cellText === "plain"
-  const rows = Math.max(0, Math.floor(table.rows))
-  let cols = Math.max(0, Math.floor(table.cols))
-  const byRow: Array<Array<TableInfo["cells"][number]>> = Array.from({ length: rows }, () => [])
-  for (const cell of table.cells) {
-    if (cell.row < 0 || cell.row >= rows || cell.col < 0) continue
-    byRow[cell.row].push(cell)
-    cols = Math.max(cols, cell.col + 1)
-  }
-  const covered = Array.from({ length: rows }, () => new Uint8Array(cols))
-  for (const row of byRow) {
-    for (const cell of row) {
-      for (let r = cell.row; r < Math.min(rows, cell.row + spanOf(cell.rowSpan)); r++) {
-        for (let c = cell.col; c < Math.min(cols, cell.col + spanOf(cell.colSpan)); c++) covered[r][c] = 1
-      }
-    }
-  }
-  const cellHtml = (text: string): string =>
-    text.split(/[ \t]*\n[ \t]*/).map((line) => (plain ? escapeHtml(line.replace(/\s+/g, " ").trim()) : inlineHtml(line, context))).join("<br>")
-  const head = Math.min(rows, Math.max(1, Math.floor(table.headerRows)))
-  const lines: Array<string> = ["<table>"]
-  for (let r = 0; r < rows; r++) {
-    if (r === 0) lines.push("<thead>")
-    if (r === head) lines.push("<tbody>")
-    const tag = r < head ? "th" : "td"
-    const starts = new Map<number, TableInfo["cells"][number]>()
-    for (const cell of byRow[r]) if (!starts.has(cell.col)) starts.set(cell.col, cell)
-    let tr = "<tr>"
-    for (let c = 0; c < cols; c++) {
-      const cell = starts.get(c)
-      if (cell === undefined) {
-        if (covered[r][c] === 0) tr += `<${tag}></${tag}>`
-        continue
-      }
-      const colSpan = spanOf(cell.colSpan)
-      const rowSpan = spanOf(cell.rowSpan)
-      const attributes = `${colSpan > 1 ? ` colspan="${colSpan}"` : ""}${rowSpan > 1 ? ` rowspan="${rowSpan}"` : ""}`
-      tr += `<${tag}${attributes}>${cellHtml(cell.text)}</${tag}>`
-    }
-    lines.push(`${tr}</tr>`)
-    if (r === head - 1) lines.push("</thead>")
-  }
-  if (rows > head) lines.push("</tbody>")
-  lines.push("</table>")
-  return lines.join("\n")
+  return writeHtmlTable(table, {
+    headerRows: table.headerRows,
+    cell: (text) =>
+      text.split(/[ \t]*\n[ \t]*/).map((line) => (plain ? escapeHtml(line.replace(/\s+/g, " ").trim()) : inlineHtml(line, context))).join("<br>")
+  })
 }
 
 /** Text as paragraphs: a blank line inside it starts another, as it would in the markdown. */

@@ -10,7 +10,8 @@
  * by a span from above) writes no line of its own.
  *
  * Readers decide what a grid looks like (the web path flattens spans into empty slots itself,
- * as Firecrawl does); this module decides only how it is written.
+ * as Firecrawl does); this module decides only how it is written. `writeHtmlTable` writes the
+ * same grid for a document's HTML (`BlockHtml.ts`).
  */
 import { escapeHtml } from "./HtmlEscape.ts"
 
@@ -98,6 +99,62 @@ export const writeTable = (grid: CellGrid, options: TableWriterOptions = {}): st
   if (rows.length === 0) return ""
   const plain = options.text === "plain"
   return grid.cells.some(spans) ? htmlTable(rows, plain) : pipeTable(rows, grid.cols, plain)
+}
+
+export interface HtmlTableOptions {
+  /** Rows that head the table (at least one is, as the markdown heads a table with its first row). */
+  readonly headerRows: number
+  /** A cell's text as HTML. */
+  readonly cell: (text: string) => string
+}
+
+/**
+ * The table of an HTML document (not HTML inside markdown, above): every row of the grid is
+ * kept, an empty `<tr>` where no cell starts, so that `rowspan`s count the rows they cover;
+ * slots no cell covers get an empty cell; the head rows go in `<thead>`, the rest in `<tbody>`.
+ */
+export const writeHtmlTable = (grid: CellGrid, options: HtmlTableOptions): string => {
+  const rows = Math.max(0, Math.floor(grid.rows))
+  let cols = Math.max(0, Math.floor(grid.cols))
+  const byRow: Array<Array<GridCell>> = Array.from({ length: rows }, () => [])
+  for (const cell of grid.cells) {
+    if (cell.row < 0 || cell.row >= rows || cell.col < 0) continue
+    byRow[cell.row].push(cell)
+    cols = Math.max(cols, cell.col + 1)
+  }
+  const covered = Array.from({ length: rows }, () => new Uint8Array(cols))
+  for (const cell of grid.cells) {
+    if (cell.row < 0 || cell.row >= rows || cell.col < 0) continue
+    for (let r = cell.row; r < Math.min(rows, cell.row + spanOf(cell.rowSpan)); r++) {
+      for (let c = cell.col; c < Math.min(cols, cell.col + spanOf(cell.colSpan)); c++) covered[r][c] = 1
+    }
+  }
+  const head = Math.min(rows, Math.max(1, Math.floor(options.headerRows)))
+  const lines: Array<string> = ["<table>"]
+  for (let r = 0; r < rows; r++) {
+    if (r === 0) lines.push("<thead>")
+    if (r === head) lines.push("<tbody>")
+    const tag = r < head ? "th" : "td"
+    const starts = new Map<number, GridCell>()
+    for (const cell of byRow[r]) if (!starts.has(cell.col)) starts.set(cell.col, cell)
+    let tr = "<tr>"
+    for (let c = 0; c < cols; c++) {
+      const cell = starts.get(c)
+      if (cell === undefined) {
+        if (covered[r][c] === 0) tr += `<${tag}></${tag}>`
+        continue
+      }
+      const colSpan = spanOf(cell.colSpan)
+      const rowSpan = spanOf(cell.rowSpan)
+      const attributes = `${colSpan > 1 ? ` colspan="${colSpan}"` : ""}${rowSpan > 1 ? ` rowspan="${rowSpan}"` : ""}`
+      tr += `<${tag}${attributes}>${options.cell(cell.text)}</${tag}>`
+    }
+    lines.push(`${tr}</tr>`)
+    if (r === head - 1) lines.push("</thead>")
+  }
+  if (rows > head) lines.push("</tbody>")
+  lines.push("</table>")
+  return lines.join("\n")
 }
 
 /** Rows of cell texts, none spanning, as a grid as wide as the longest row (shorter rows end in empty slots). */

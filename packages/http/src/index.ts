@@ -2,7 +2,7 @@
  * @strata/http: the Firecrawl-v2-compatible HTTP adapter. `layer(config)` for Effect users,
  * `startServer({ pipeline, config })` for tests and embedding, `serveFromEnv()` for `npm start`.
  */
-export { layer, routes } from "./HttpAdapter.ts"
+export { artifactStoreLayer, layer, layerWithPipeline, routes } from "./HttpAdapter.ts"
 export { serveFromEnv, serveUntilSignal, startServer, type RunningServer } from "./StartServer.ts"
 export {
   makeServerConfig,
@@ -13,4 +13,4 @@ export {
 } from "./ServerConfig.ts"
 export { ApiKeys, ApiKeyStoreError, generateApiKey, type AuthResult } from "./ApiKeys.ts"
 export { makeRateLimiter, type RateLimiter, type RateDecision } from "./RateLimiter.ts"
-export { scrapeErrorReply, type ErrorReply, type RouteKind } from "./ErrorReply.ts"
+export { artifactErrorReply, scrapeErrorReply, type ErrorReply, type RouteKind } from "./ErrorReply.ts"

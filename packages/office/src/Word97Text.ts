@@ -6,7 +6,7 @@
  * lists and emphasis are not (the caller says so in a diagnostic).
  */
 import CFB_MODULE from "cfb"
-import { gridOfRows, makeBlock, structuredBlock, type Block } from "@strata/core"
+import { gridOfRows, structuredBlock, type Block } from "@strata/core"
 import { corrupt, unsupported } from "./Failure.ts"
 import { escapeBlockStart, escapeInline } from "./MarkdownText.ts"
 
@@ -127,7 +127,7 @@ export const word97Blocks = (text: string): Array<Block> => {
       else {
         flushTable()
         const inline = inlineOf(paragraph)
-        if (inline.length > 0) blocks.push(makeBlock("text", inline, { source: "doc" }))
+        if (inline.length > 0) blocks.push(structuredBlock("text", { text: inline }, { source: "doc" }))
       }
       paragraph = ""
     } else if (code === 0x07) {
@@ -150,6 +150,6 @@ export const word97Blocks = (text: string): Array<Block> => {
   if (row.length > 0) rows.push(row)
   flushTable()
   const tail = inlineOf(paragraph)
-  if (tail.length > 0) blocks.push(makeBlock("text", tail, { source: "doc" }))
+  if (tail.length > 0) blocks.push(structuredBlock("text", { text: tail }, { source: "doc" }))
   return blocks
 }

@@ -67,6 +67,8 @@ const pngSize = (bytes: Uint8Array) => {
 
 beforeAll(async () => {
   site = createServer((request, response) => {
+    // Never answers: the request's deadline must end the navigation.
+    if (request.url === "/hang") return
     const route = routes[(request.url ?? "/").split("?")[0]]
     if (route === undefined) return void response.writeHead(404).end()
     response.writeHead(200, { "content-type": route.type }).end(route.body)
@@ -144,6 +146,27 @@ describe("the browser engine through the server", () => {
     expect(body.code).toBe("SCRAPE_ACTION_ERROR")
     expect(body.details).toEqual({ index: 1, type: "executeJavascript" })
     expect(body.error).toContain("Action 1 (executeJavascript) failed")
+  })
+
+  it("streams a browser-rendered page as NDJSON", async () => {
+    const response = await fetch(`${server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify({ url: `${siteUrl}/spa` })
+    })
+    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line))
+    const done = lines[lines.length - 1]
+    expect(done.type).toBe("done")
+    expect(done.data.markdown).toContain("Osprey")
+    expect(done.data.metadata.engine).toBe("browser")
+  })
+
+  it("ends a navigation that never finishes at the request's timeout with 408", async () => {
+    const { status, body } = await scrape({ url: `${siteUrl}/hang`, mobile: true, timeout: 3000 })
+    expect(status).toBe(408)
+    expect(body.code).toBe("SCRAPE_TIMEOUT")
+    // The browser is still there for the next request.
+    expect((await scrape({ url: `${siteUrl}/form`, mobile: true })).status).toBe(200)
   })
 
   it("refuses waitFor beyond half of the timeout with 400", async () => {

@@ -45,6 +45,12 @@ export const unauthorized = (kind: "Missing" | "Invalid"): ErrorReply => ({
   }
 })
 
+/** The state store could not be asked whether a key is good: nothing ran, a retry may work. */
+export const authUnavailable = (): ErrorReply => ({
+  ...reply(503, "AUTH_UNAVAILABLE", "The server cannot check API keys right now (its state store is unavailable). Retry shortly."),
+  retryAfterSeconds: 5
+})
+
 export const rateLimited = (perMinute: number, retryAfterSeconds: number): ErrorReply => ({
   status: 429,
   body: {

@@ -21,7 +21,7 @@ import { randomUUID } from "node:crypto"
 import { ApiKeys, type ApiKeyStoreError } from "./ApiKeys.ts"
 import { artifactRoute } from "./ArtifactRoute.ts"
 import { createJsonServer } from "./ClientErrors.ts"
-import { badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
+import { authUnavailable, badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
 import { parseRoute } from "./ParseRoute.ts"
 import { toResponse } from "./Reply.ts"
 import { isValidRequestId, RequestContext } from "./RequestContext.ts"
@@ -142,7 +142,8 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
 
     if (!knownPaths.has(path) && !isArtifactPath(path)) return finish(toResponse(routeNotFound(request.method, path)))
     if (!publicPaths.has(path) && !isArtifactPath(path)) {
-      const auth = keys.verify(request.headers["authorization"])
+      const auth = yield* keys.verify(request.headers["authorization"])
+      if (auth._tag === "Unavailable") return finish(toResponse(authUnavailable()))
       if (auth._tag !== "Authorized") return finish(toResponse(unauthorized(auth._tag)))
       context.keyId = auth.keyId
       const decision = rateLimiter.take(auth.keyId)

@@ -1,8 +1,11 @@
 /**
  * Authentication on a real server: missing, wrong and right keys; STRATA_API_KEYS; the generated
- * key file (created once with mode 0600, announced once, reused by later starts).
+ * key file (created once with mode 0600, announced once, reused by later starts); keys made for a
+ * team in the store, and revoked there.
  */
-import { Effect } from "effect"
+import { defaultTeamId, Store } from "@strata/core"
+import { layerSqlite, sqliteFileIn } from "@strata/store"
+import { Effect, Option } from "effect"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -100,5 +103,46 @@ describe("generated key file", () => {
       _tag: "ApiKeyStoreError",
       message: expect.stringMatching(/not valid/)
     })
+  })
+})
+
+describe("keys from the store", () => {
+  const withStore = <A, E>(dataDir: string, body: (store: Store["Service"]) => Effect.Effect<A, E>) =>
+    Effect.runPromise(
+      Effect.gen(function*() {
+        return yield* body(yield* Store)
+      }).pipe(Effect.provide(layerSqlite({ filename: sqliteFileIn(dataDir), cacheMaxBytes: 1024 * 1024 })))
+    )
+
+  it("a key made for a team authenticates beside STRATA_API_KEYS until it is revoked", async () => {
+    const dataDir = tempDir()
+    const created = await withStore(dataDir, (store) =>
+      Effect.andThen(store.setTeam("acme", { credits: 10 }), store.createKey("acme")))
+    const server = await startTestServer(echo, { dataDir, apiKeys: ["env-key"] })
+    try {
+      expect((await scrapeWith(server.url, `Bearer ${created.key}`)).status).toBe(200)
+      expect((await scrapeWith(server.url, "Bearer env-key")).status).toBe(200)
+      expect((await scrapeWith(server.url, `Bearer ${created.key}x`)).status).toBe(401)
+      await withStore(dataDir, (store) => store.revokeKey(created.id))
+      expect((await scrapeWith(server.url, `Bearer ${created.key}`)).status).toBe(401)
+      // The environment's keys belong to the default team, which the server created without limits.
+      const team = await withStore(dataDir, (store) => store.getTeam(defaultTeamId))
+      expect(Option.getOrThrow(team).credits).toBeUndefined()
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("a key taken out of STRATA_API_KEYS no longer authenticates (the environment's keys are not copied into the store)", async () => {
+    const dataDir = tempDir()
+    const first = await startTestServer(echo, { dataDir, apiKeys: ["old-key"] })
+    await first.close()
+    const second = await startTestServer(echo, { dataDir, apiKeys: ["new-key"] })
+    try {
+      expect((await scrapeWith(second.url, "Bearer old-key")).status).toBe(401)
+      expect((await scrapeWith(second.url, "Bearer new-key")).status).toBe(200)
+    } finally {
+      await second.close()
+    }
   })
 })

@@ -68,17 +68,27 @@ export const storeConfig = Config.all({
   cacheMaxBytes: Config.Int("STRATA_CACHE_MAX_BYTES").pipe(Config.withDefault(defaultCacheMaxBytes))
 })
 
-/** The store chosen and configured from the environment. */
+/** The SQLite file under a data folder. */
+export const sqliteFileIn = (dataDir: string): string => join(resolve(dataDir.trim() || "./data"), "strata.db")
+
+/**
+ * The store the environment asks for, with the data folder given (the server's, which its own
+ * configuration may have set): Postgres when STRATA_DATABASE_URL is set, else `{dataDir}/strata.db`.
+ */
+export const layerConfigIn = (dataDir: string): Layer.Layer<Store, StoreError | Config.ConfigError> =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const config = yield* storeConfig
+      return Option.match(config.databaseUrl, {
+        onSome: (url) => layerPg({ url, cacheMaxBytes: config.cacheMaxBytes }),
+        onNone: () => layerSqlite({ filename: sqliteFileIn(dataDir), cacheMaxBytes: config.cacheMaxBytes })
+      })
+    })
+  )
+
+/** The store chosen and configured from the environment alone (STRATA_DATA_DIR for the SQLite file). */
 export const layerConfig: Layer.Layer<Store, StoreError | Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
-    const config = yield* storeConfig
-    return Option.match(config.databaseUrl, {
-      onSome: (url) => layerPg({ url, cacheMaxBytes: config.cacheMaxBytes }),
-      onNone: () =>
-        layerSqlite({
-          filename: join(resolve(config.dataDir.trim() || "./data"), "strata.db"),
-          cacheMaxBytes: config.cacheMaxBytes
-        })
-    })
+    return layerConfigIn((yield* storeConfig).dataDir)
   })
 )

@@ -5,10 +5,12 @@
 export {
   defaultCacheMaxBytes,
   layerConfig,
+  layerConfigIn,
   layerPg,
   layerSqlite,
   type PgStoreOptions,
   type SqliteStoreOptions,
+  sqliteFileIn,
   storeConfig
 } from "./StoreLayers.ts"
 export { type SqlStoreOptions } from "./SqlStore.ts"

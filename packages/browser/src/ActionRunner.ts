@@ -13,7 +13,7 @@ import { type ActionOutput, type BrowserFile, BrowserFailed, type ResolvedAction
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { ACTION_QUIET_CREDIT_MS, ACTION_SETTLE_MAX_MS, type NetworkTracker, settle } from "./SmartWait.ts"
-import { messageOf, remaining, type Run, step } from "./Steps.ts"
+import { contentOf, messageOf, remaining, type Run, step } from "./Steps.ts"
 
 /** How long a click may wait for its element to become clickable, within the deadline. */
 const CLICK_TIMEOUT_MS = 10_000
@@ -88,7 +88,7 @@ const runOne = (page: Page, action: ResolvedAction, index: number, run: Run, net
     }
     case "scrape":
       return Effect.gen(function*() {
-        const html = yield* step(run, () => page.content(), fail)
+        const html = yield* step(run, () => contentOf(page, run), fail)
         return [{ _tag: "Scrape", index, url: page.url(), html }]
       })
     case "executeJavascript":

@@ -30,7 +30,7 @@ import { runActions, screenshot } from "./ActionRunner.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
 import { mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "./SmartWait.ts"
-import { crashed, failureOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
+import { contentOf, crashed, failureOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
 
 export interface BrowserOptions {
   /** The Chromium executable. Default: `STRATA_CHROMIUM_PATH`, else `/usr/bin/chromium`. */
@@ -133,13 +133,18 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
     yield* Effect.addFinalizer(() => probe(() => current?.close() ?? Promise.resolve(), undefined))
 
     const launch = Effect.tryPromise({
-      try: () =>
+      // A launch whose request gave up (interrupted at its deadline) closes the browser it gets, rather than leak it.
+      try: (signal) =>
         chromium.launch({
           executablePath: chromiumPath,
           headless: true,
           args: chromiumArgs,
           proxy: { server: proxy.url },
           timeout: options.launchTimeoutMs ?? 30_000
+        }).then(async (launched) => {
+          if (!signal.aborted) return launched
+          await launched.close().catch(() => undefined)
+          throw new Error("the request that launched Chromium gave up")
         }),
       catch: (error) =>
         scrapeError(new BrowserFailed({ kind: "launch", message: `Chromium could not start from ${chromiumPath} (set STRATA_CHROMIUM_PATH): ${messageOf(error)}` }))
@@ -209,7 +214,7 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
         const contentType = headers["content-type"] === undefined ? undefined : mimeEssence(headers["content-type"])
         // An HTML page is its rendered DOM; anything else (JSON, text, an image) its bytes as they came.
         const body = isHtml(contentType) || response === null
-          ? new TextEncoder().encode(yield* step(run, () => page.content()))
+          ? new TextEncoder().encode(yield* step(run, () => contentOf(page, run)))
           : yield* step(run, async () => new Uint8Array(await response.body()))
         return {
           url: page.url(),

@@ -5,7 +5,7 @@
  */
 import { BrowserFailed, scrapeError, type ScrapeError, StageFailed, TimedOut } from "@strata/core"
 import { Effect } from "effect"
-import { type Browser, errors } from "playwright-core"
+import { type Browser, errors, type Page } from "playwright-core"
 
 export interface Run {
   readonly browser: Browser
@@ -48,3 +48,13 @@ export const step = <A>(run: Run, call: () => Promise<A>, otherwise?: (error: un
 /** A step whose failure does not matter (best-effort clean-up and probes): its value, or `fallback`. */
 export const probe = <A>(call: () => Promise<A>, fallback: A): Effect.Effect<A> =>
   Effect.promise(() => call().catch(() => fallback))
+
+/**
+ * The page's HTML. A navigation an action started may still be under way ("the page is
+ * navigating"): wait for its document once, then read again.
+ */
+export const contentOf = (page: Page, run: Run): Promise<string> =>
+  page.content().catch(async () => {
+    await page.waitForLoadState("domcontentloaded", { timeout: remaining(run) }).catch(() => undefined)
+    return page.content()
+  })

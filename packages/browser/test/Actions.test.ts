@@ -19,7 +19,8 @@ const form = html(`
 <script>setTimeout(() => { document.getElementById("later").innerHTML = '<span id="late">arrived late</span>' }, 1500)</script>
 <form onsubmit="event.preventDefault(); document.getElementById('pressed').textContent = 'submitted'"><input id="q"></form>
 <p id="pressed"></p>
-<div id="box" style="height: 200px; overflow: auto"><div style="height: 2000px">tall</div></div>`)
+<div id="box" style="height: 200px; overflow: auto"><div style="height: 2000px">tall</div></div>
+<a id="to-feed" href="/feed">The feed</a>`)
 
 const feed = html(`<div id="list"></div><img id="lazy" data-src="/pixel.png" width="10" height="10" alt="lazy">
 <script>
@@ -89,6 +90,13 @@ describe("actions", () => {
       { type: "object", value: { answer: 42 } }
     ])
     expect(new TextDecoder().decode(result.body)).toContain("Hello Ada")
+  })
+
+  it("a click that navigates: the page returned is the one it led to", async () => {
+    const result = await page(`${site.url}/form`, [{ type: "click", selector: "#to-feed", all: false }, { type: "scrape" }])
+    expect(result.url).toBe(`${site.url}/feed`)
+    expect(of(result.outputs, "Scrape")[0].html).toContain("Item 1<")
+    expect(new TextDecoder().decode(result.body)).toContain("Item 20<")
   })
 
   it("a click that matches nothing is not an error", async () => {

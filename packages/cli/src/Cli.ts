@@ -1,7 +1,8 @@
 /**
  * The `strata` command line: `scrape <url>`, `parse <file>`, `parse <dir|glob> --out <dir>`,
  * `serve`. It runs the same pipeline as the server, in-process, and prints markdown (or the
- * whole `data` as JSON); a batch writes one file per document (see Batch.ts).
+ * whole `data` as JSON); a batch writes one file per document (see Batch.ts). `keys` and `teams`
+ * manage accounts in the server's store (Accounts.ts).
  */
 import { readFile, stat } from "node:fs/promises"
 import { basename } from "node:path"
@@ -16,7 +17,10 @@ export const USAGE = `Usage:
                         [--page-markers] [--pages] [--blocks] [--max-pages N] [--mode fast|auto|ocr]
   strata parse <file>   (the same options, for a local document)
   strata parse <dir|glob|file>... --out <dir> [--concurrency N] [--force]   (the same options, for each document)
-  strata serve          start the HTTP server (HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR)
+  strata serve          start the HTTP server (HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR, STRATA_DATABASE_URL)
+  strata keys create --team <team> | keys revoke <key id> | keys list --team <team>
+  strata teams set <team> [--credits N] [--rate-limit R] [--concurrency C] [--zdr on|off] [--catalog on|off] [--audit <sink>]
+  strata teams show <team> | teams list      (strata keys --help for the details)
 
 Without --json, prints the first requested text format (markdown by default).
 
@@ -136,6 +140,14 @@ const batch = async (targets: ReadonlyArray<string>, values: Values, io: Io): Pr
 
 /** Runs one command line; resolves to the process exit code. */
 export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
+  if (argv[0] === "keys" || argv[0] === "teams") {
+    const { accounts, ACCOUNTS_USAGE } = await import("./Accounts.ts")
+    if (argv.includes("--help") || argv.includes("-h") || argv.length === 1) {
+      io.out(ACCOUNTS_USAGE)
+      return argv.length === 1 ? 2 : 0
+    }
+    return accounts(argv, io)
+  }
   let parsed
   try {
     parsed = parseArgs({ args: [...argv], options: flags, allowPositionals: true, strict: true })

@@ -1,2 +1,3 @@
 /** @strata/cli: the command line, importable for tests and embedding. */
 export { main, optionsFromFlags, USAGE, type Io } from "./Cli.ts"
+export { accounts, ACCOUNTS_USAGE, settingsFromFlags } from "./Accounts.ts"

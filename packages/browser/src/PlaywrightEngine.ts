@@ -13,6 +13,7 @@ import {
   type BrowserEngineService,
   BrowserFailed,
   type BrowserPage,
+  DEFAULT_ACCEPT_LANGUAGE,
   type BrowserRequest,
   FetchFailed,
   fetchPolicyFromEnv,
@@ -115,9 +116,10 @@ const proxyAnswer = (response: Response | null, url: string): ScrapeError | unde
   return undefined
 }
 
-/** The Accept-Language a located request sends: the caller's own, else the place's list. */
-const acceptLanguageOf = (request: BrowserRequest): string | undefined =>
-  request.location === undefined ? undefined : hasHeader(request.headers ?? {}, "accept-language") ?? placeOptions(request.location).acceptLanguage
+/** The Accept-Language a page sends: the caller's own, else the place's list, else the fetch engine's default. */
+const acceptLanguageOf = (request: BrowserRequest): string =>
+  hasHeader(request.headers ?? {}, "accept-language") ??
+    (request.location === undefined ? DEFAULT_ACCEPT_LANGUAGE : placeOptions(request.location).acceptLanguage)
 
 /** Builds the engine; Chromium and the proxy stop when the scope closes. */
 export const make = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
@@ -206,19 +208,25 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
           navigationFailure(run, proxy, failedNavigation)(error))
         const refused = proxyAnswer(response, request.url)
         if (refused !== undefined) return yield* Effect.fail(refused)
+        // An action may navigate (a link clicked): the status and headers are then the new document's.
+        let main = response
+        page.on("response", (r) => {
+          if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r
+        })
         yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline)
         if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
         const outputs = yield* runActions(page, request.actions, run, network)
         const shot = request.screenshot === undefined ? undefined : yield* screenshot(page, request.screenshot, run)
-        const headers = response === null ? {} : yield* probe(() => response.allHeaders(), response.headers())
+        const last = main
+        const headers = last === null ? {} : yield* probe(() => last.allHeaders(), last.headers())
         const contentType = headers["content-type"] === undefined ? undefined : mimeEssence(headers["content-type"])
         // An HTML page is its rendered DOM; anything else (JSON, text, an image) its bytes as they came.
-        const body = isHtml(contentType) || response === null
+        const body = isHtml(contentType) || last === null
           ? new TextEncoder().encode(yield* step(run, () => contentOf(page, run)))
-          : yield* step(run, async () => new Uint8Array(await response.body()))
+          : yield* step(run, async () => new Uint8Array(await last.body()))
         return {
           url: page.url(),
-          status: response?.status() ?? 200,
+          status: last?.status() ?? 200,
           headers: isHtml(contentType) ? { ...headers, "content-type": "text/html; charset=utf-8" } : headers,
           contentType: contentType ?? "text/html",
           body,
@@ -249,16 +257,14 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
         const run: Run = { browser: launched, deadline, url: request.url }
         const context = yield* openContext(run, request)
         const page = yield* step(run, () => context.newPage())
-        const acceptLanguage = acceptLanguageOf(request)
-        if (acceptLanguage !== undefined) {
-          // Playwright sends the locale alone as Accept-Language; send the whole list, as the fetch engine does.
-          // Chromium weighs the tags itself (0.1 less each, as AcceptLanguage.ts does), so it takes them bare.
-          const userAgent = yield* step(run, () => page.evaluate("navigator.userAgent") as Promise<string>)
-          yield* step(run, async () => {
-            const session = await context.newCDPSession(page)
-            await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage: acceptLanguage.replace(/;q=[0-9.]+/g, "") })
-          })
-        }
+        // Playwright sends the locale alone as Accept-Language, over any header; send the whole list, as
+        // the fetch engine does. Chromium weighs the tags itself (0.1 less each, as AcceptLanguage.ts does).
+        const acceptLanguage = acceptLanguageOf(request).split(",").map((tag) => tag.split(";")[0].trim()).filter((tag) => tag !== "").join(",")
+        const userAgent = yield* step(run, () => page.evaluate("navigator.userAgent") as Promise<string>)
+        yield* step(run, async () => {
+          const session = await context.newCDPSession(page)
+          await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage })
+        })
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
         return yield* renderPage(page, run, request).pipe(
           // A failure that raced Chromium's exit is the crash.

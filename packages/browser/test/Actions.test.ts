@@ -95,6 +95,7 @@ describe("actions", () => {
   it("a click that navigates: the page returned is the one it led to", async () => {
     const result = await page(`${site.url}/form`, [{ type: "click", selector: "#to-feed", all: false }, { type: "scrape" }])
     expect(result.url).toBe(`${site.url}/feed`)
+    expect(result.status).toBe(200)
     expect(of(result.outputs, "Scrape")[0].html).toContain("Item 1<")
     expect(new TextDecoder().decode(result.body)).toContain("Item 20<")
   })

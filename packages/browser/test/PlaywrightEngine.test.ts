@@ -136,6 +136,10 @@ describe("PlaywrightEngine", () => {
   it("sends the caller's headers, cookies and the location's Accept-Language", async () => {
     const page = await render({ url: `${site.url}/headers`, location: { country: "DE" }, headers: { "X-Test": "yes", Cookie: "session=abc; theme=dark" } })
     expect(text(page.body)).toContain(`<p id="h">de-DE,de;q=0.9,en;q=0.8|yes|session=abc; theme=dark</p>`)
+    const own = await render({ url: `${site.url}/headers`, headers: { "Accept-Language": "fr-CH, fr" } })
+    expect(text(own.body)).toContain(`<p id="h">fr-CH,fr;q=0.9|undefined|undefined</p>`)
+    const plain = await render({ url: `${site.url}/headers` })
+    expect(text(plain.body)).toContain(`<p id="h">en-US,en;q=0.9|undefined|undefined</p>`)
   })
 
   it("answers a crash of Chromium mid-request with a clear error, and the next request works", async () => {

@@ -21,7 +21,7 @@ describe("needsJavaScript", () => {
 
   it("a noscript asking for JavaScript on a page with little text is a hint", () => {
     const chrome = `<header>${"Acme Store - Free shipping on orders over 50 - Sign in - Cart ".repeat(6)}</header>`
-    expect(needsJavaScript(page(`${chrome}<noscript>You need to enable JavaScript to run this app.</noscript><main></main>${bundle}`))).toBe("noscript-hint")
+    expect(needsJavaScript(page(`${chrome}<noscript>You need to enable JavaScript to run this app.</noscript><div class="content"></div>${bundle}`))).toBe("noscript-hint")
   })
 
   it("a normal article with scripts stays with the fetch engine", () => {

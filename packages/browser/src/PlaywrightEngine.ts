@@ -64,11 +64,15 @@ const chromiumArgs = [
 const isHtml = (contentType: string | undefined): boolean =>
   contentType === undefined || contentType === "text/html" || contentType === "application/xhtml+xml"
 
-/** A `cookie` header as cookies of the page's site, and the other headers as they came. */
+/** Hop-by-hop and framing headers belong to the connection, which Chromium owns (the fetch engine drops them too). */
+const reserved = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "proxy-authorization"])
+
+/** A `cookie` header as cookies of the page's site, and the other headers as they came (less the connection's). */
 const splitCookies = (headers: Readonly<Record<string, string>>, url: string) => {
   const cookies: Array<{ name: string; value: string; url: string }> = []
   const rest: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
+    if (reserved.has(name.trim().toLowerCase())) continue
     if (name.toLowerCase() !== "cookie") {
       rest[name] = value
       continue

@@ -134,7 +134,7 @@ describe("PlaywrightEngine", () => {
   })
 
   it("sends the caller's headers, cookies and the location's Accept-Language", async () => {
-    const page = await render({ url: `${site.url}/headers`, location: { country: "DE" }, headers: { "X-Test": "yes", Cookie: "session=abc; theme=dark" } })
+    const page = await render({ url: `${site.url}/headers`, location: { country: "DE" }, headers: { "X-Test": "yes", Cookie: "session=abc; theme=dark", Host: "elsewhere.example", Connection: "close" } })
     expect(text(page.body)).toContain(`<p id="h">de-DE,de;q=0.9,en;q=0.8|yes|session=abc; theme=dark</p>`)
     const own = await render({ url: `${site.url}/headers`, headers: { "Accept-Language": "fr-CH, fr" } })
     expect(text(own.body)).toContain(`<p id="h">fr-CH,fr;q=0.9|undefined|undefined</p>`)

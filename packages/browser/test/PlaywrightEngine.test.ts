@@ -161,5 +161,32 @@ describe("PlaywrightEngine", () => {
     expect(reason.message).toMatch(/Chromium exited/)
     const next = await render({ url: `${site.url}/script` })
     expect(text(next.body)).toContain("Rendered by script")
-  })
+  }, 180_000)
+})
+
+describe("PlaywrightEngine pool", () => {
+  it("renders at most `concurrency` pages at once; the others wait their turn", async () => {
+    let inFlight = 0
+    let most = 0
+    const slow = await serve({
+      "/slow": (_q, r) => {
+        inFlight++
+        most = Math.max(most, inFlight)
+        setTimeout(() => {
+          inFlight--
+          r.writeHead(200, { "content-type": "text/html" }).end(html("<p>Slow but here.</p>"))
+        }, 400)
+      }
+    })
+    const single = ManagedRuntime.make(layer({ concurrency: 1, policy: { allowPrivate: true } }) as Layer.Layer<BrowserEngine>)
+    try {
+      const pages = await Promise.all([1, 2, 3].map((n) =>
+        single.runPromise(BrowserEngine.use((engine) => engine.render({ ...base, url: `${slow.url}/slow?n=${n}` }, Date.now() + 60_000)))))
+      expect(pages.map((p) => text(p.body).includes("Slow but here."))).toEqual([true, true, true])
+      expect(most).toBe(1)
+    } finally {
+      await single.dispose()
+      await slow.close()
+    }
+  }, 180_000)
 })

@@ -88,21 +88,29 @@ const makeProfiles = () => {
   const free: Array<string> = []
   let count = 0
   let root: string | undefined
+  // Made once, on the first conversion (two conversions starting together share it).
+  let rootMade: Promise<string> | undefined
   // A process that exits without releasing the layer still removes its profiles.
   const onExit = () => {
     if (root !== undefined) rmSync(root, { recursive: true, force: true })
+  }
+  const makeRoot = async (): Promise<string> => {
+    await removeStaleProfiles()
+    const made = await mkdtemp(join(tmpdir(), `strata-lo-${process.pid}-`))
+    root = made
+    process.once("exit", onExit)
+    return made
   }
   return {
     acquire: async (): Promise<string> => {
       const reused = free.pop()
       if (reused !== undefined) return reused
-      if (root === undefined) {
-        await removeStaleProfiles()
-        root = await mkdtemp(join(tmpdir(), `strata-lo-${process.pid}-`))
-        process.once("exit", onExit)
-      }
-      await mkdir(root, { recursive: true })
-      return join(root, `profile-${count++}`)
+      const dir = await (rootMade ??= makeRoot().catch((error: unknown) => {
+        rootMade = undefined
+        throw error
+      }))
+      await mkdir(dir, { recursive: true })
+      return join(dir, `profile-${count++}`)
     },
     /** A profile whose process was killed may be left locked or half-written: it is dropped. */
     release: async (profile: string, healthy: boolean): Promise<void> => {
@@ -113,6 +121,7 @@ const makeProfiles = () => {
       process.off("exit", onExit)
       if (root !== undefined) await rm(root, { recursive: true, force: true })
       root = undefined
+      rootMade = undefined
       free.length = 0
     }
   }

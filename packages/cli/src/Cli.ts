@@ -142,9 +142,13 @@ const batch = async (targets: ReadonlyArray<string>, values: Values, io: Io): Pr
 export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
   if (argv[0] === "keys" || argv[0] === "teams") {
     const { accounts, ACCOUNTS_USAGE } = await import("./Accounts.ts")
-    if (argv.includes("--help") || argv.includes("-h") || argv.length === 1) {
+    if (argv.length === 1) {
+      io.err(ACCOUNTS_USAGE)
+      return 2
+    }
+    if (argv.includes("--help") || argv.includes("-h")) {
       io.out(ACCOUNTS_USAGE)
-      return argv.length === 1 ? 2 : 0
+      return 0
     }
     return accounts(argv, io)
   }

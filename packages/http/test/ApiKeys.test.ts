@@ -3,13 +3,13 @@
  * key file (created once with mode 0600, announced once, reused by later starts); keys made for a
  * team in the store, and revoked there.
  */
-import { defaultTeamId, Store } from "@strata/core"
+import { defaultTeamId, Store, StoreError, StoreUnavailable } from "@strata/core"
 import { layerSqlite, sqliteFileIn } from "@strata/store"
 import { Effect, Option } from "effect"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { generateApiKey, serverConfigFromEnv } from "../src/index.ts"
+import { ApiKeys, generateApiKey, serverConfigFromEnv } from "../src/index.ts"
 import { pipelineDouble, startTestServer, tempDir } from "./support.ts"
 
 const echo = pipelineDouble({
@@ -144,5 +144,22 @@ describe("keys from the store", () => {
     } finally {
       await second.close()
     }
+  })
+})
+
+describe("a store that cannot be asked", () => {
+  it("gives Unavailable for a key the server does not hold itself, never Authorized; its own keys still work", async () => {
+    const down = new StoreError({ reason: new StoreUnavailable({ operation: "authenticate", message: "connection refused" }) })
+    const failing = {
+      getTeam: () => Effect.succeed(Option.some({ id: defaultTeamId })),
+      authenticate: () => Effect.fail(down)
+    } as unknown as Store["Service"]
+    const keys = await Effect.runPromise(
+      ApiKeys.make({ apiKeys: ["env-key"], dataDir: tempDir(), announceKey: () => {} }).pipe(Effect.provideService(Store, failing))
+    )
+    expect(await Effect.runPromise(keys.verify("Bearer sk-strata-000000000000_x"))).toEqual({ _tag: "Unavailable" })
+    expect(await Effect.runPromise(keys.verify("Bearer env-key"))).toMatchObject({ _tag: "Authorized", teamId: defaultTeamId })
+    expect(await Effect.runPromise(keys.verify(undefined))).toEqual({ _tag: "Missing" })
+    expect(await Effect.runPromise(keys.verify("Basic x"))).toEqual({ _tag: "Invalid" })
   })
 })

@@ -271,10 +271,10 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
   })
 
   /** Deletes least recently used entries until at most `maxBytes` remain; runs inside a transaction holding the counter. */
-  const evictTo = (maxBytes: number) =>
+  const evictTo = (maxBytes: number, known?: number) =>
     Effect.gen(function*() {
       let evicted = 0
-      let bytes = num((yield* sql<{ bytes: unknown }>`SELECT bytes FROM cache_usage WHERE id = 1`)[0].bytes)
+      let bytes = known ?? num((yield* sql<{ bytes: unknown }>`SELECT bytes FROM cache_usage WHERE id = 1`)[0].bytes)
       while (bytes > maxBytes) {
         const oldest = yield* sql<{ key: string; size: unknown }>`
           SELECT key, size FROM cache_entries ORDER BY last_used, key LIMIT 64`
@@ -312,8 +312,9 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
           headers = excluded.headers, body = excluded.body, fetched_at = excluded.fetched_at, size = excluded.size,
           last_used = excluded.last_used`
       const delta = size - (previous.length === 0 ? 0 : num(previous[0].size))
-      yield* sql`UPDATE cache_usage SET bytes = bytes + ${delta} WHERE id = 1`
-      yield* evictTo(options.cacheMaxBytes)
+      const usage = yield* sql<{ bytes: unknown }>`UPDATE cache_usage SET bytes = bytes + ${delta} WHERE id = 1 RETURNING bytes`
+      const bytes = num(usage[0].bytes)
+      if (bytes > options.cacheMaxBytes) yield* evictTo(options.cacheMaxBytes, bytes)
     })).pipe(Effect.mapError(unavailable("cachePut")))
   })
 

@@ -91,10 +91,25 @@ const entrySize = (entry: CacheEntry, headers: string): number =>
 const bytesOf = (value: unknown): Uint8Array =>
   value instanceof Uint8Array ? value : typeof value === "string" ? Buffer.from(value, "hex") : new Uint8Array(0)
 
+/** How long a finished request id is remembered when the options do not say: 7 days, as Firecrawl keeps them. */
+export const defaultRequestRetentionMs = 7 * 24 * 3600_000
+
+/**
+ * Deletes idempotency records older than the retention; returns how many went. `beginRequest`
+ * forgets an old record of the id it is given, but ids never reused would stay forever, so the
+ * layer runs this at start and every hour.
+ */
+export const purgeRequests = (sql: SqlClient.SqlClient, retentionMs: number = defaultRequestRetentionMs) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const rows = yield* sql<{ request_id: string }>`DELETE FROM idempotency WHERE created_at < ${now - retentionMs} RETURNING request_id`
+    return rows.length
+  })
+
 /** The store's methods over a client whose database is migrated. */
 export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store["Service"] => {
   const backend = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
-  const retention = options.requestRetentionMs ?? 7 * 24 * 3600_000
+  const retention = options.requestRetentionMs ?? defaultRequestRetentionMs
   const grace = options.requestGraceMs ?? 30_000
 
   const selectTeam = (teamId: string) =>

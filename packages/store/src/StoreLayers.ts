@@ -3,17 +3,18 @@
  * and Postgres (so that server replicas share one state). Building either opens the database,
  * applies the migrations and closes the database with the layer's scope. `layerConfig` chooses
  * from the environment: Postgres when STRATA_DATABASE_URL is set, otherwise SQLite in
- * `{STRATA_DATA_DIR}/strata.db`; STRATA_CACHE_MAX_BYTES bounds the cache.
+ * `{STRATA_DATA_DIR}/strata.db`; STRATA_CACHE_MAX_BYTES bounds the cache. A fiber in the layer's
+ * scope deletes expired idempotency records at start and every hour.
  */
 import { PgClient } from "@effect/sql-pg"
 import { MigrationFailed, Store, StoreError, StoreUnavailable } from "@strata/core"
-import { Config, Effect, Layer, Option, type Redacted, type Scope } from "effect"
+import { Config, Effect, Layer, Option, type Redacted, Schedule, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient, SqlError } from "effect/sql"
 import { join, resolve } from "node:path"
 import { migrate } from "./Migrations.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
-import { make, type SqlStoreOptions } from "./SqlStore.ts"
+import { make, purgeRequests, type SqlStoreOptions } from "./SqlStore.ts"
 
 /** The cache bound when STRATA_CACHE_MAX_BYTES is not set: 1 GiB. */
 export const defaultCacheMaxBytes = 1024 * 1024 * 1024
@@ -33,6 +34,13 @@ const fromClient = (
       const sql = yield* acquire.pipe(Effect.mapError(setupFailed(operation)))
       yield* migrate(sql).pipe(
         Effect.mapError((error) => new StoreError({ reason: new MigrationFailed({ migration: "schema", message: error.message }) }))
+      )
+      // Old idempotency records go at start and every hour, in the layer's scope.
+      yield* Effect.forkScoped(
+        purgeRequests(sql, options.requestRetentionMs).pipe(
+          Effect.ignore,
+          Effect.repeat(Schedule.spaced("1 hour"))
+        )
       )
       return make(sql, options)
     })

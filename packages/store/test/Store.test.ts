@@ -10,6 +10,7 @@ import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll } from "vitest"
 import { backends, setup, teardown } from "./support/Backends.ts"
 
@@ -275,6 +276,26 @@ describe.each(backends)("Store on $name", (backend) => {
 })
 
 describe("Store on sqlite: files", () => {
+  it.effect("the database is in WAL mode, and the layer's sweeper deletes idempotency records past the retention", () =>
+    Effect.gen(function*() {
+      const database = backends[0].database()
+      yield* useStore((store) =>
+        Effect.gen(function*() {
+          for (const requestId of ["a", "b", "c"]) {
+            yield* store.beginRequest({ teamId: "t", requestId, paramsHash: "h", deadline: 1 })
+          }
+          yield* TestClock.adjust("8 days")
+          yield* Effect.yieldNow
+        })
+      ).pipe(Effect.provide(database.open()))
+      const db = new DatabaseSync(database.location)
+      const mode = db.prepare("PRAGMA journal_mode").get()
+      const left = db.prepare("SELECT count(*) AS n FROM idempotency").get()
+      db.close()
+      assert.deepStrictEqual({ ...mode }, { journal_mode: "wal" })
+      assert.strictEqual(Number(left?.n), 0)
+    }))
+
   it.effect("the plain key is nowhere in the database files, its hash is", () =>
     Effect.gen(function*() {
       const database = backends[0].database()

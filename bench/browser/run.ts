@@ -1,0 +1,290 @@
+/**
+ * The browser benchmark (issue 14, "How it is checked"): the corpus of `Pages.ts`, served on
+ * loopback, scraped through the real server (`packages/http/src/bin.ts`, as `npm start` runs it
+ * unsupervised) and through a bare Playwright loop on the same Chromium, in one run.
+ *
+ * 1. Content: the share of pages whose sentences come back with the fetch engine alone (a second
+ *    server with `STRATA_BROWSER=off`), with the browser forced (`waitFor: 1`), and through the
+ *    automatic choice (no options), next to the bare loop.
+ * 2. Latency and throughput through /v2/scrape on the JavaScript pages at 1, 4 and 8 concurrent
+ *    requests (automatic choice), each run against the bare loop at the same concurrency.
+ * 3. Peak RSS of the server's process tree (Chromium included), sampled every 100 ms.
+ * 4. Leak: settled RSS after 50 sequential scrapes and after 500.
+ * 5. Crash: Chromium SIGKILLed while a render is in flight; the answer, /health throughout, and
+ *    the next scrape.
+ * Every scrape URL carries a fresh query string, so no answer comes from the cache.
+ *
+ *   node_modules/.bin/node -C @strata/source bench/browser/run.ts [--quick] [--runs N] [--leak-to N] [--out BASE]
+ *     [--only page,page] [--content-only]
+ */
+import { execFileSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { availableParallelism, loadavg, tmpdir, totalmem } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import { processTree, repoRoot, ServerProcess, sleep, treeRss } from "../reliability/ServerProcess.ts"
+import { bareScrape, type BareVariant, launchBare } from "./Bare.ts"
+import { found, median, pool, quantile, scrape, words } from "./Check.ts"
+import { startFixtureServer } from "./FixtureServer.ts"
+import { corpus, type Page } from "./Pages.ts"
+import { reportMarkdown, type Results } from "./Report.ts"
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    runs: { type: "string" },
+    "leak-to": { type: "string" },
+    "content-only": { type: "boolean", default: false },
+    only: { type: "string" },
+    out: { type: "string" }
+  }
+})
+const quick = args.quick
+const contentOnly = args["content-only"]
+const runs = contentOnly ? 0 : Number(args.runs ?? (quick ? 1 : 3))
+const leakAt = quick ? 10 : 50
+const leakTo = contentOnly ? 0 : Number(args["leak-to"] ?? (quick ? 40 : 500))
+const levels = [1, 4, 8]
+const chromiumPath = process.env.STRATA_CHROMIUM_PATH ?? "/usr/bin/chromium"
+const outBase = args.out ?? (quick ? join(tmpdir(), "strata-browser-quick") : join(repoRoot, "bench/results/browser"))
+const MB = 1024 * 1024
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const allPages = corpus()
+const quickNames = new Set(["inline-inject", "react-like-root", "fetch-json", "timeout-1500", "hash-router", "shadow-dom", "infinite-scroll", "document-write", "chrome-empty-main", "static-article", "static-with-analytics"])
+const only = args.only === undefined ? undefined : new Set(args.only.split(","))
+const pages = allPages.filter((p) => (only !== undefined ? only.has(p.name) : !quick || quickNames.has(p.name)))
+const jsPages = pages.filter((p) => p.js)
+
+/** The crash target: a render held in flight by an API that answers after 6 s. */
+const crashRoutes = {
+  "/crash/slow": { body: `<!doctype html><html><body><main id="m"></main><script>fetch("/crash/api.json").then((r) => r.json()).then((d) => { document.getElementById("m").textContent = d.text })</script></body></html>`, contentType: "text/html" },
+  "/crash/api.json": { body: JSON.stringify({ text: "late" }), contentType: "application/json", delayMs: 6000 }
+}
+const fixtures = await startFixtureServer(allPages, crashRoutes)
+let nonce = 0
+const urlOf = (page: Page | string): string => {
+  const path = typeof page === "string" ? page : page.path
+  const [base, hash] = path.split("#")
+  return `${fixtures.origin}${base}?n=${++nonce}${hash === undefined ? "" : `#${hash}`}`
+}
+
+const loadAverages: Array<{ at: string; load: Array<number> }> = []
+const noteLoad = (at: string) => loadAverages.push({ at, load: loadavg().map((x) => Number(x.toFixed(2))) })
+noteLoad("start")
+const runStarted = performance.now()
+
+// ---- 1a. the fetch engine alone -------------------------------------------------------------
+
+type Mode = "fetch" | "forced" | "auto"
+interface ContentRow { page: string; mode: Mode | `bare-${BareVariant}`; found: number; of: number; beyond: number; engine?: string | undefined; status?: number; ms: number; error: string }
+const content: Array<ContentRow> = []
+
+const contentPass = async (baseUrl: string, mode: Mode) => {
+  for (const page of pages) {
+    const answer = await scrape(baseUrl, mode === "forced" ? { url: urlOf(page), waitFor: 1 } : { url: urlOf(page) })
+    const text = words(answer.markdown)
+    content.push({ page: page.name, mode, found: found(text, page.sentences), of: page.sentences.length, beyond: found(text, page.beyond), engine: answer.engine, status: answer.status, ms: answer.ms, error: answer.error })
+  }
+}
+
+const contentPasses = quick ? 1 : 2
+{
+  const fetchOnly = new ServerProcess({ logFile: `${outBase}.fetch-server.log`, env: { STRATA_BROWSER: "off" } })
+  writeFileSync(`${outBase}.fetch-server.log`, "")
+  await fetchOnly.start()
+  log(`fetch-only server on ${fetchOnly.baseUrl}`)
+  for (let pass = 0; pass < contentPasses; pass++) await contentPass(fetchOnly.baseUrl, "fetch")
+  await fetchOnly.stop()
+}
+
+// ---- the server with the browser, sampled throughout ------------------------------------------
+
+writeFileSync(`${outBase}.server.log`, "")
+const server = new ServerProcess({ logFile: `${outBase}.server.log` })
+await server.start()
+const idleBeforeBrowser = treeRss(server.pid)
+let peakRss = idleBeforeBrowser
+let peakBareRss = 0
+const sampler = setInterval(() => {
+  if (server.alive()) peakRss = Math.max(peakRss, treeRss(server.pid))
+  // The bench process and its own Chromium (the bare loop's), for comparison.
+  peakBareRss = Math.max(peakBareRss, treeRss(process.pid))
+}, 100)
+log(`server on ${server.baseUrl}, RSS before Chromium ${(idleBeforeBrowser / MB).toFixed(0)} MB; fixtures on ${fixtures.origin}`)
+
+const bare = await launchBare(chromiumPath)
+const chromiumVersion = bare.version()
+
+// ---- 1b. forced browser, automatic choice, bare loop --------------------------------------------
+
+for (let pass = 0; pass < contentPasses; pass++) {
+  await contentPass(server.baseUrl, "forced")
+  await contentPass(server.baseUrl, "auto")
+  for (const variant of ["simple", "content"] as const) {
+    for (const page of pages) {
+      const answer = await bareScrape(bare, urlOf(page), page.sentences, variant)
+      content.push({ page: page.name, mode: `bare-${variant}`, found: answer.found, of: page.sentences.length, beyond: 0, ms: answer.ms, error: answer.error })
+    }
+  }
+  log(`content pass ${pass + 1}/${contentPasses} done`)
+}
+noteLoad("after content")
+
+// ---- 2. latency and throughput ------------------------------------------------------------------
+
+interface LatencyRun { system: "strata" | "strata-forced" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; perPage: Record<string, number> }
+const latency: Array<LatencyRun> = []
+const measure = async (system: LatencyRun["system"], concurrency: number, run: number) => {
+  const times: Array<number> = []
+  const perPage: Record<string, number> = {}
+  let failures = 0
+  const wall = await pool(jsPages, concurrency, async (page) => {
+    if (system === "strata" || system === "strata-forced") {
+      const answer = await scrape(server.baseUrl, system === "strata" ? { url: urlOf(page) } : { url: urlOf(page), waitFor: 1 })
+      if (answer.status !== 200 || found(words(answer.markdown), page.sentences) < page.sentences.length) failures++
+      times.push(answer.ms)
+      perPage[page.name] = answer.ms
+    } else {
+      const answer = await bareScrape(bare, urlOf(page), page.sentences, system === "bare-simple" ? "simple" : "content")
+      if (answer.error !== "" || answer.found < page.sentences.length) failures++
+      times.push(answer.ms)
+      perPage[page.name] = answer.ms
+    }
+  })
+  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, perPage })
+}
+for (let run = 0; run < runs; run++) {
+  for (const concurrency of levels) {
+    // Alternated so that a change in the machine's load falls on both sides.
+    await measure("strata", concurrency, run)
+    await measure("bare-simple", concurrency, run)
+    await measure("bare-content", concurrency, run)
+    if (concurrency === 1) await measure("strata-forced", concurrency, run)
+    log(`latency run ${run + 1}/${runs} at ${concurrency}: ${latency.slice(concurrency === 1 ? -4 : -3).map((l) => `${l.system} p50 ${l.p50.toFixed(0)} ms ${l.pagesPerSecond.toFixed(2)}/s`).join("; ")}`)
+  }
+}
+noteLoad("after latency")
+await bare.close()
+
+// ---- 4. leak: settled RSS after 50 and after 500 sequential scrapes -----------------------------
+
+/** RSS once the server has been idle: the median of 10 samples over 2 s, after 3 s of quiet. */
+const settledRss = async (): Promise<number> => {
+  await sleep(3000)
+  const samples: Array<number> = []
+  for (let i = 0; i < 10; i++) {
+    samples.push(treeRss(server.pid))
+    await sleep(200)
+  }
+  return median(samples)
+}
+const leakPages = jsPages.filter((p) => !/^timeout-|slow-api|interval|chained/.test(p.name))
+let leakFailures = 0
+const leakReadings: Array<{ after: number; rssMb: number }> = []
+const leakStarted = performance.now()
+for (let n = 1; n <= leakTo; n++) {
+  const page = leakPages[(n - 1) % leakPages.length]
+  const answer = await scrape(server.baseUrl, { url: urlOf(page) })
+  if (answer.status !== 200) leakFailures++
+  if (n === leakAt || n === leakTo || (n % 100 === 0 && !quick)) {
+    leakReadings.push({ after: n, rssMb: (await settledRss()) / MB })
+    log(`leak: ${n} scrapes, settled RSS ${leakReadings.at(-1)?.rssMb.toFixed(0)} MB`)
+  }
+}
+const leakSeconds = (performance.now() - leakStarted) / 1000
+noteLoad("after leak")
+
+// ---- 5. crash: Chromium SIGKILLed mid-request ------------------------------------------------------
+
+const chromiumPids = (): Array<number> =>
+  processTree(server.pid).filter((p) => {
+    try {
+      return /chrom/i.test(readFileSync(`/proc/${p}/comm`, "utf8"))
+    } catch {
+      return false
+    }
+  })
+
+interface CrashTrial { mode: Mode; killed: number; answer: { status: number; ms: number; engine: string | undefined; error: string }; longestHealthGapMs: number; healthFailures: number; next: { status: number; engine: string | undefined; found: number; of: number; ms: number; error: string } }
+const crashes: Array<CrashTrial> = []
+const nextPage = jsPages.find((p) => p.name === "react-like-root") ?? jsPages[0]
+const crashModes: ReadonlyArray<Mode> = contentOnly ? [] : quick ? ["forced"] : ["forced", "forced", "forced", "auto"]
+for (const mode of crashModes) {
+  // The browser must be up before the kill: a render first.
+  await scrape(server.baseUrl, { url: urlOf(nextPage) })
+  let lastOk = performance.now()
+  let longestGap = 0
+  let healthFailures = 0
+  let probing = true
+  const prober = (async () => {
+    while (probing) {
+      const ok = await server.healthy(2000)
+      const now = performance.now()
+      if (ok) {
+        longestGap = Math.max(longestGap, now - lastOk)
+        lastOk = now
+      } else healthFailures++
+      await sleep(100)
+    }
+  })()
+  const inFlight = scrape(server.baseUrl, mode === "forced" ? { url: urlOf("/crash/slow"), waitFor: 1 } : { url: urlOf("/crash/slow") })
+  await sleep(1500)
+  const pids = chromiumPids()
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL")
+    } catch {
+      // gone already
+    }
+  }
+  const answer = await inFlight
+  await sleep(1000)
+  probing = false
+  await prober
+  const next = await scrape(server.baseUrl, { url: urlOf(nextPage) })
+  crashes.push({
+    mode,
+    killed: pids.length,
+    answer: { status: answer.status, ms: answer.ms, engine: answer.engine, error: answer.error },
+    longestHealthGapMs: longestGap,
+    healthFailures,
+    next: { status: next.status, engine: next.engine, found: found(words(next.markdown), nextPage.sentences), of: nextPage.sentences.length, ms: next.ms, error: next.error }
+  })
+  log(`crash (${mode}): killed ${pids.length}, answer ${answer.status} ${answer.error.slice(0, 100)} in ${answer.ms.toFixed(0)} ms; next ${next.status} ${next.engine}`)
+}
+noteLoad("end")
+clearInterval(sampler)
+const serverAlive = server.alive()
+const serverStarts = server.starts
+await server.stop()
+await fixtures.close()
+
+const results: Results = {
+  meta: {
+    date: new Date().toISOString(),
+    quick,
+    runs,
+    contentPasses,
+    pages: pages.length,
+    jsPages: jsPages.length,
+    node: process.version,
+    chromium: chromiumVersion,
+    cores: availableParallelism(),
+    memoryGb: totalmem() / 2 ** 30,
+    loadAverages,
+    seconds: (performance.now() - runStarted) / 1000,
+    commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim()
+  },
+  pages: pages.map((p) => ({ name: p.name, kind: p.kind, js: p.js, path: p.path, sentences: p.sentences.length, beyond: p.beyond.length })),
+  content,
+  latency,
+  rss: { beforeBrowserMb: idleBeforeBrowser / MB, peakMb: peakRss / MB, peakBareMb: peakBareRss / MB },
+  leak: { at: leakAt, to: leakTo, readings: leakReadings, failures: leakFailures, seconds: leakSeconds, pages: leakPages.map((p) => p.name) },
+  crashes,
+  server: { alive: serverAlive, starts: serverStarts }
+}
+writeFileSync(`${outBase}.json`, `${JSON.stringify(results, null, 1)}\n`)
+writeFileSync(`${outBase}.md`, reportMarkdown(results))
+log(`wrote ${outBase}.md and .json in ${results.meta.seconds.toFixed(0)} s`)
+process.exit(0)

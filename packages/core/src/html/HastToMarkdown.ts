@@ -50,7 +50,7 @@ const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 interface Block {
   readonly kind: "paragraph" | "list" | "other"
   readonly text: string
-  /** What the block is, where that is known as it is written (paragraphs, headings, code), for readers that keep blocks. */
+  /** What the block is, where that is known as it is written (paragraphs, headings, code, tables), for readers that keep blocks. */
   readonly structure?: BlockStructure
 }
 
@@ -187,7 +187,9 @@ export class HastToMarkdown {
             blocks: (cell) => (isGutterCell(cell) ? [] : this.within(cell, () => this.blocks(cell.children)).map((b) => b.text))
           })
         )
-        for (const text of parts) out.push({ kind: "other", text })
+        for (const part of parts) {
+          out.push(part.grid === undefined ? { kind: "other", text: part.text } : { kind: "other", text: part.text, structure: { table: { ...part.grid, headerRows: 1 } } })
+        }
         return
       }
       case "hr":

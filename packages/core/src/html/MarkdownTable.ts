@@ -7,7 +7,7 @@
  * nesting tables without any `th`) is not data: its cells are written as ordinary blocks, in row order.
  */
 import type { Element } from "hast"
-import { gridOfRows, writeTable } from "../markdown/TableWriter.ts"
+import { type CellGrid, gridOfRows, writeTable } from "../markdown/TableWriter.ts"
 import { stringProp } from "./HtmlNodes.ts"
 
 /** How the writer renders what a table holds; supplied by the block writer. */
@@ -85,16 +85,22 @@ const spanOf = (cell: Element, name: "colSpan" | "rowSpan"): number => {
 
 const MAX_GRID_CELLS = 200_000
 
+/** A block a table renders to: its markdown, and the grid it was written from (for the table itself). */
+export interface TablePart {
+  readonly text: string
+  readonly grid?: CellGrid
+}
+
 /** Renders a table element as markdown blocks (one GFM table, or the blocks of a layout table). */
-export const renderTable = (table: Element, callbacks: TableCallbacks): Array<string> => {
+export const renderTable = (table: Element, callbacks: TableCallbacks): Array<TablePart> => {
   const { rows, caption } = collectRows(table)
-  const out: Array<string> = []
+  const out: Array<TablePart> = []
   if (caption !== undefined) {
     const text = callbacks.cell(caption)
-    if (text !== "") out.push(text)
+    if (text !== "") out.push({ text })
   }
   if (isLayout(table, rows)) {
-    for (const row of rows) for (const cell of row.cells) out.push(...callbacks.blocks(cell))
+    for (const row of rows) for (const cell of row.cells) for (const text of callbacks.blocks(cell)) out.push({ text })
     return out
   }
 
@@ -133,6 +139,7 @@ export const renderTable = (table: Element, callbacks: TableCallbacks): Array<st
   // Trailing columns that are empty in every row are layout residue (stray spans).
   while (width > 1 && kept.every((row) => (row[width - 1] ?? "") === "")) width--
   // No cell spans any more, so this is always a pipe table; a header-less table's first row is its header.
-  out.push(writeTable(gridOfRows(kept.map((row) => row.slice(0, width)))))
+  const cells = gridOfRows(kept.map((row) => row.slice(0, width)))
+  out.push({ text: writeTable(cells), grid: cells })
   return out
 }

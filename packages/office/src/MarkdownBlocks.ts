@@ -1,8 +1,8 @@
 /**
  * Typed blocks from what the HTML stages write for a converted chapter (`htmlToBlocks`), so that
  * chapters carry blocks like every other reader's. A block whose structure the HTML writer knows
- * (a paragraph, a heading, code) keeps it, and core's block writer writes it; the rest (lists,
- * tables, quotes) is markdown, split at blank lines, keeping fenced code and HTML tables whole.
+ * (a paragraph, a heading, code, a table) keeps it, and core's block writer writes it; the rest
+ * (lists, quotes) is markdown, split at blank lines, keeping fenced code and HTML tables whole.
  * Joining the blocks with blank lines gives the chapter's markdown (`htmlToMarkdown`) back.
  */
 import { blockMarkdown, makeBlock, structuredBlock, type Block, type BlockKind, type WrittenBlock } from "@strata/core"

@@ -15,15 +15,15 @@ echo done</code></pre>
 </body></html>`
 
 describe("writtenToBlocks", () => {
-  it("keeps headings, paragraphs and code with their structure, and the rest as markdown", () => {
+  it("keeps headings, paragraphs, code and tables with their structure, and the rest as markdown", () => {
     const blocks = writtenToBlocks(htmlToBlocks(chapter), "epub")
-    expect(blocks.map((b) => [b.kind, b.heading?.level, b.code?.language, b.text !== undefined])).toEqual([
-      ["section_header", 2, undefined, true],
-      ["text", undefined, undefined, true],
+    expect(blocks.map((b) => [b.kind, b.heading?.level, b.code?.language, b.text !== undefined, b.table?.rows])).toEqual([
+      ["section_header", 2, undefined, true, undefined],
+      ["text", undefined, undefined, true, undefined],
       // Two blank lines in the code: the chapter's markdown collapses them, so the block keeps its written form.
-      ["code", undefined, undefined, false],
-      ["list_item", undefined, undefined, false],
-      ["table", undefined, undefined, false]
+      ["code", undefined, undefined, false, undefined],
+      ["list_item", undefined, undefined, false, undefined],
+      ["table", undefined, undefined, false, 2]
     ])
     expect(blocks[0].text).toBe("Harbour *log*")
   })

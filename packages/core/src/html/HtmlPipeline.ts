@@ -84,7 +84,7 @@ export const htmlToMarkdown = (html: string, baseUrl?: string): string =>
 
 /**
  * The top-level blocks whose markdown `htmlToMarkdown` joins (with blank lines), each with its
- * structure where the writer knows it (paragraphs, headings, code), for readers that keep blocks.
+ * structure where the writer knows it (paragraphs, headings, code, tables), for readers that keep blocks.
  */
 export const htmlToBlocks = (html: string, baseUrl?: string): Array<WrittenBlock> =>
   hastToBlocks(cleanHtml(parseHtml(html), baseUrl).root, { removeBase64Images: false })

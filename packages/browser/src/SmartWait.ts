@@ -17,6 +17,16 @@ export const SMART_WAIT_MAX_MS = 6000
 export const ACTION_SETTLE_MAX_MS = 2000
 /** After an action, quiet from before it counts up to this much (so a quiet page costs 200 ms + polling, not 500). */
 export const ACTION_QUIET_CREDIT_MS = 300
+/**
+ * A `setTimeout` of `TIMER_MIN_MS` to `TIMER_MAX_MS` armed in the first `TIMER_ARMED_BEFORE_MS`
+ * of the document holds the wait until it has fired (bench/browser: text added 700 to 1,500 ms
+ * after load came back missing, the DOM had been quiet since load). Shorter timers are a frame's
+ * work; longer ones and those armed later (a carousel, a poll re-arming itself) are not waited for,
+ * and the wait's bound holds in any case.
+ */
+export const TIMER_MIN_MS = 50
+export const TIMER_MAX_MS = 2000
+export const TIMER_ARMED_BEFORE_MS = 3000
 const POLL_MS = 100
 
 /**
@@ -28,7 +38,20 @@ export const mutationClockScript = `(() => {
   let last = performance.now()
   new MutationObserver(() => { last = performance.now() })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
-  Object.defineProperty(window, "__strataQuietMs", { value: () => performance.now() - last, enumerable: false })
+  // Short timers armed early are work still to come: the DOM is not quiet while one is pending.
+  const pending = new Set()
+  const set = window.setTimeout, clear = window.clearTimeout
+  // Methods, so that name, length and the missing prototype look like the native ones to the page.
+  window.setTimeout = { setTimeout(handler) {
+    const args = Array.prototype.slice.call(arguments)
+    const ms = Number(args[1]) || 0
+    if (typeof handler !== "function" || ms < ${TIMER_MIN_MS} || ms > ${TIMER_MAX_MS} || performance.now() > ${TIMER_ARMED_BEFORE_MS}) return set.apply(window, args)
+    const id = set.apply(window, [function () { pending.delete(id); return handler.apply(this, arguments) }, ...args.slice(1)])
+    pending.add(id)
+    return id
+  } }.setTimeout
+  window.clearTimeout = { clearTimeout(id) { pending.delete(id); return clear.apply(window, arguments) } }.clearTimeout
+  Object.defineProperty(window, "__strataQuietMs", { value: () => (pending.size > 0 ? 0 : performance.now() - last), enumerable: false })
 })()`
 
 /** Resolves once the scroll position has held for three frames (a wheel scroll is applied asynchronously), one second at most. */

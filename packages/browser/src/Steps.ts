@@ -6,6 +6,7 @@
 import { BrowserFailed, scrapeError, type ScrapeError, StageFailed, TimedOut } from "@strata/core"
 import { Effect } from "effect"
 import { type Browser, errors, type Page } from "playwright-core"
+import { composedHtml } from "./ComposedHtml.ts"
 
 export interface Run {
   readonly browser: Browser
@@ -50,11 +51,11 @@ export const probe = <A>(call: () => Promise<A>, fallback: A): Effect.Effect<A> 
   Effect.promise(() => call().catch(() => fallback))
 
 /**
- * The page's HTML. A navigation an action started may still be under way ("the page is
- * navigating"): wait for its document once, then read again.
+ * The page's HTML, open shadow roots included (`ComposedHtml.ts`). A navigation an action started
+ * may still be under way ("the page is navigating"): wait for its document once, then read again.
  */
 export const contentOf = (page: Page, run: Run): Promise<string> =>
-  page.content().catch(async () => {
+  composedHtml(page).catch(async () => {
     await page.waitForLoadState("domcontentloaded", { timeout: remaining(run) }).catch(() => undefined)
-    return page.content()
+    return composedHtml(page)
   })

@@ -9,7 +9,8 @@
  * a migration that fails leaves no half-built table behind.
  *
  * Numbers are stored as integers (epoch milliseconds for times, 0/1 for flags) and JSON as text,
- * so the same statements read the same on both; only byte columns are spelled differently.
+ * so the same statements read the same on both; only byte and floating-point columns are spelled
+ * differently.
  */
 import { Clock, Effect } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -17,8 +18,8 @@ import type { SqlClient } from "effect/sql"
 export interface Migration {
   readonly id: number
   readonly name: string
-  /** The statements, one at a time (Postgres prepares one statement per call). `bytes` is the byte column type. */
-  readonly statements: (types: { readonly bytes: string }) => ReadonlyArray<string>
+  /** The statements, one at a time (Postgres prepares one statement per call), given the column types that differ. */
+  readonly statements: (types: { readonly bytes: string; readonly double: string }) => ReadonlyArray<string>
 }
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -83,6 +84,15 @@ export const migrations: ReadonlyArray<Migration> = [
       )`,
       `CREATE INDEX idempotency_created ON idempotency (created_at)`
     ]
+  },
+  {
+    id: 2,
+    name: "rate limits shared by replicas",
+    // Times are fractional: a window of 60 s for 7 requests refills every 8571.43 ms.
+    statements: ({ double }) => [
+      `CREATE TABLE rate_windows (key TEXT PRIMARY KEY, count ${double} NOT NULL, expires_at ${double} NOT NULL)`,
+      `CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens ${double} NOT NULL, last_refill ${double} NOT NULL)`
+    ]
   }
 ]
 
@@ -99,7 +109,7 @@ export const migrate = (sql: SqlClient.SqlClient, list: ReadonlyArray<Migration>
     )
     const rows = yield* sql<{ id: unknown }>`SELECT id FROM strata_migrations`
     const applied = new Set(rows.map((row) => Number(row.id)))
-    const types = { bytes: dialect === "pg" ? "BYTEA" : "BLOB" }
+    const types = dialect === "pg" ? { bytes: "BYTEA", double: "DOUBLE PRECISION" } : { bytes: "BLOB", double: "REAL" }
     const now = yield* Clock.currentTimeMillis
     const done: Array<number> = []
     for (const migration of [...list].sort((a, b) => a.id - b.id)) {

@@ -3,17 +3,20 @@
  * and Postgres (so that server replicas share one state). Building either opens the database,
  * applies the migrations and closes the database with the layer's scope. `layerConfig` chooses
  * from the environment: Postgres when STRATA_DATABASE_URL is set, otherwise SQLite in
- * `{STRATA_DATA_DIR}/strata.db`; STRATA_CACHE_MAX_BYTES bounds the cache. A fiber in the layer's
- * scope deletes expired idempotency records at start and every hour.
+ * `{STRATA_DATA_DIR}/strata.db`; STRATA_CACHE_MAX_BYTES bounds the cache. Beside the `Store`, each
+ * layer provides effect's `RateLimiterStore`: in memory for SQLite (one server process), in the
+ * database for Postgres, so replicas count a team's requests together.
  */
 import { PgClient } from "@effect/sql-pg"
 import { MigrationFailed, Store, StoreError, StoreUnavailable } from "@strata/core"
-import { Config, Effect, Layer, Option, type Redacted, Schedule, type Scope } from "effect"
+import { Config, Context, Effect, Layer, Option, type Redacted, Schedule, type Scope } from "effect"
+import { RateLimiter } from "effect/persistence"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient, SqlError } from "effect/sql"
 import { join, resolve } from "node:path"
 import { migrate } from "./Migrations.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
+import { makeRateLimiterStore, purgeRateLimits } from "./SqlRateLimiterStore.ts"
 import { make, purgeRequests, type SqlStoreOptions } from "./SqlStore.ts"
 
 /** The cache bound when STRATA_CACHE_MAX_BYTES is not set: 1 GiB. */
@@ -22,51 +25,71 @@ export const defaultCacheMaxBytes = 1024 * 1024 * 1024
 const setupFailed = (operation: string) => (error: SqlError.SqlError) =>
   new StoreError({ reason: new StoreUnavailable({ operation, message: error.message }) })
 
-/** The store over the client `acquire` opens: migrations first, then the methods; the client closes with the layer. */
+/** Where rate-limit counters live: this process's memory, or the database (shared by replicas). */
+export type RateLimits = "memory" | "database"
+
+/** What a store layer provides: the store, and effect's rate limiter store beside it. */
+export type StoreServices = Store | RateLimiter.RateLimiterStore
+
+/**
+ * The store over the client `acquire` opens: migrations first, then the methods; the client closes
+ * with the layer. Old idempotency records (and, kept in the database, idle rate-limit counters)
+ * are deleted at start and every hour by a fiber in the layer's scope.
+ */
 const fromClient = (
   operation: string,
   acquire: Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity>,
-  options: SqlStoreOptions
-): Layer.Layer<Store, StoreError> =>
-  Layer.effect(
-    Store,
+  options: SqlStoreOptions,
+  rateLimits: RateLimits
+): Layer.Layer<StoreServices, StoreError> => {
+  const layer = Layer.effectContext(
     Effect.gen(function*() {
       const sql = yield* acquire.pipe(Effect.mapError(setupFailed(operation)))
       yield* migrate(sql).pipe(
         Effect.mapError((error) => new StoreError({ reason: new MigrationFailed({ migration: "schema", message: error.message }) }))
       )
-      // Old idempotency records go at start and every hour, in the layer's scope.
-      yield* Effect.forkScoped(
-        purgeRequests(sql, options.requestRetentionMs).pipe(
-          Effect.ignore,
-          Effect.repeat(Schedule.spaced("1 hour"))
-        )
-      )
-      return make(sql, options)
+      const sweep = rateLimits === "database"
+        ? Effect.andThen(purgeRequests(sql, options.requestRetentionMs), purgeRateLimits(sql))
+        : purgeRequests(sql, options.requestRetentionMs)
+      yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 hour"))))
+      const context = Context.make(Store, make(sql, options))
+      return rateLimits === "database"
+        ? Context.add(context, RateLimiter.RateLimiterStore, makeRateLimiterStore(sql))
+        : context
     })
   ).pipe(Layer.provide(Reactivity.layer))
+  return (rateLimits === "database" ? layer : Layer.merge(layer, RateLimiter.layerStoreMemory)) as Layer.Layer<
+    StoreServices,
+    StoreError
+  >
+}
 
 export interface SqliteStoreOptions extends SqlStoreOptions {
   /** The database file; `:memory:` for a private one. */
   readonly filename: string
+  /** Rate-limit counters: in memory by default (one process serves); `database` to share them. */
+  readonly rateLimits?: RateLimits
 }
 
 /** Embedded SQLite through `node:sqlite`, in WAL mode. */
-export const layerSqlite = (options: SqliteStoreOptions): Layer.Layer<Store, StoreError> =>
-  fromClient("open", NodeSqliteClient.make({ filename: options.filename }), options)
+export const layerSqlite = (options: SqliteStoreOptions): Layer.Layer<StoreServices, StoreError> =>
+  fromClient("open", NodeSqliteClient.make({ filename: options.filename }), options, options.rateLimits ?? "memory")
 
 export interface PgStoreOptions extends SqlStoreOptions {
   readonly url: Redacted.Redacted
   /** Connections in the pool (default 10). */
   readonly maxConnections?: number
+  /** Rate-limit counters: in the database by default, so replicas count together. */
+  readonly rateLimits?: RateLimits
 }
 
 /** Postgres through `@effect/sql-pg` (effect's own wire-protocol client). */
-export const layerPg = (options: PgStoreOptions): Layer.Layer<Store, StoreError> =>
+export const layerPg = (options: PgStoreOptions): Layer.Layer<StoreServices, StoreError> =>
   fromClient(
     "connect",
     PgClient.make({ url: options.url, maxConnections: options.maxConnections ?? 10, applicationName: "strata" }),
-    options
+    options,
+    options.rateLimits ?? "database"
   )
 
 /** Which store the environment asks for (see the module comment). */
@@ -83,7 +106,7 @@ export const sqliteFileIn = (dataDir: string): string => join(resolve(dataDir.tr
  * The store the environment asks for, with the data folder given (the server's, which its own
  * configuration may have set): Postgres when STRATA_DATABASE_URL is set, else `{dataDir}/strata.db`.
  */
-export const layerConfigIn = (dataDir: string): Layer.Layer<Store, StoreError | Config.ConfigError> =>
+export const layerConfigIn = (dataDir: string): Layer.Layer<StoreServices, StoreError | Config.ConfigError> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const config = yield* storeConfig
@@ -95,7 +118,7 @@ export const layerConfigIn = (dataDir: string): Layer.Layer<Store, StoreError | 
   )
 
 /** The store chosen and configured from the environment alone (STRATA_DATA_DIR for the SQLite file). */
-export const layerConfig: Layer.Layer<Store, StoreError | Config.ConfigError> = Layer.unwrap(
+export const layerConfig: Layer.Layer<StoreServices, StoreError | Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
     return layerConfigIn((yield* storeConfig).dataDir)
   })

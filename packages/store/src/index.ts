@@ -9,10 +9,13 @@ export {
   layerPg,
   layerSqlite,
   type PgStoreOptions,
+  type RateLimits,
   type SqliteStoreOptions,
   sqliteFileIn,
-  storeConfig
+  storeConfig,
+  type StoreServices
 } from "./StoreLayers.ts"
 export { type SqlStoreOptions } from "./SqlStore.ts"
 export { type Migration, migrations } from "./Migrations.ts"
 export { importedKeyId, sha256Hex } from "./KeyFormat.ts"
+export { makeRateLimiterStore } from "./SqlRateLimiterStore.ts"

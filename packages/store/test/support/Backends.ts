@@ -3,13 +3,16 @@
  * new SQLite file, a new Postgres database), so tests do not see each other's teams or cache.
  * Postgres is started once per test file (`setup`/`teardown` in `beforeAll`/`afterAll`).
  */
-import type { Store, StoreError } from "@strata/core"
+import type { StoreError } from "@strata/core"
 import { Layer, Redacted } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { layerPg, layerSqlite, type SqlStoreOptions } from "../../src/index.ts"
+import { layerPg, layerSqlite, type RateLimits, type SqlStoreOptions, type StoreServices } from "../../src/index.ts"
 import { startPostgres, type TempPostgres } from "./TempPostgres.ts"
+
+/** A store's options, all optional, and where its rate-limit counters live. */
+export type Options = Partial<SqlStoreOptions> & { readonly rateLimits?: RateLimits }
 
 export interface Backend {
   readonly name: "sqlite" | "pg"
@@ -17,10 +20,10 @@ export interface Backend {
   readonly database: () => {
     /** The SQLite file or the Postgres URL. */
     readonly location: string
-    readonly open: (options?: Partial<SqlStoreOptions>) => Layer.Layer<Store, StoreError>
+    readonly open: (options?: Options) => Layer.Layer<StoreServices, StoreError>
   }
   /** A store on a new, empty database. */
-  readonly fresh: (options?: Partial<SqlStoreOptions>) => Layer.Layer<Store, StoreError>
+  readonly fresh: (options?: Options) => Layer.Layer<StoreServices, StoreError>
 }
 
 const defaults: SqlStoreOptions = { cacheMaxBytes: 64 * 1024 * 1024 }

@@ -6,6 +6,9 @@
 import { BrowserEngine, type BrowserRequest, type ScrapeError } from "@strata/core"
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createServer as createHttpsServer } from "node:https"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { layer } from "../src/index.ts"
 import { html, serve, type Site, scriptRendered, singlePageApp, singlePageAppScript } from "./Pages.ts"
@@ -187,6 +190,28 @@ describe("PlaywrightEngine pool", () => {
     } finally {
       await single.dispose()
       await slow.close()
+    }
+  }, 180_000)
+})
+
+describe("PlaywrightEngine over HTTPS", () => {
+  it("tunnels HTTPS through the proxy, and skipTlsVerification decides whether a self-signed certificate passes", async () => {
+    const tls = (name: string) => readFileSync(new URL(`../../core/test/fixtures/tls/${name}`, import.meta.url))
+    const secure = createHttpsServer({ key: tls("key.pem"), cert: tls("cert.pem") }, (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(scriptRendered))
+    await new Promise<void>((resolve) => secure.listen(0, "127.0.0.1", resolve))
+    const origin = `https://127.0.0.1:${(secure.address() as AddressInfo).port}`
+    const engine = ManagedRuntime.make(layer({ concurrency: 1, policy: { allowPrivate: false, allowedOrigins: [origin] } }) as Layer.Layer<BrowserEngine>)
+    const renderHere = (skipTlsVerification: boolean) =>
+      engine.runPromise(Effect.exit(BrowserEngine.use((e) => e.render({ ...base, url: `${origin}/`, skipTlsVerification }, Date.now() + 60_000))))
+    try {
+      const page = await renderHere(true)
+      expect(Exit.isSuccess(page) && text(page.value.body)).toContain("Rendered by script")
+      const refused = failure(await renderHere(false))
+      expect(refused).toMatchObject({ _tag: "FetchFailed", kind: "tls" })
+    } finally {
+      await engine.dispose()
+      secure.closeAllConnections()
+      await new Promise((resolve) => secure.close(resolve))
     }
   }, 180_000)
 })

@@ -45,8 +45,15 @@ const fromClient = (
   const layer = Layer.effectContext(
     Effect.gen(function*() {
       const sql = yield* acquire.pipe(Effect.mapError(setupFailed(operation)))
+      // The pool connects on first use, so a database that cannot be reached shows up here.
       yield* migrate(sql).pipe(
-        Effect.mapError((error) => new StoreError({ reason: new MigrationFailed({ migration: "schema", message: error.message }) }))
+        Effect.mapError((error) =>
+          new StoreError({
+            reason: error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError"
+              ? new StoreUnavailable({ operation, message: `Cannot reach the database: ${error.message}` })
+              : new MigrationFailed({ migration: "schema", message: error.message })
+          })
+        )
       )
       const sweep = rateLimits === "database"
         ? Effect.andThen(purgeRequests(sql, options.requestRetentionMs), purgeRateLimits(sql))

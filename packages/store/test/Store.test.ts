@@ -5,13 +5,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Store } from "@strata/core"
-import { Effect, Option } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll } from "vitest"
+import { layerPg } from "../src/index.ts"
 import { backends, setup, teardown } from "./support/Backends.ts"
 
 beforeAll(setup, 120_000)
@@ -305,5 +306,17 @@ describe("Store on sqlite: files", () => {
       const everything = readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString("latin1")).join("")
       assert.isFalse(everything.includes(created.key.slice(23)))
       assert.isTrue(everything.includes(createHash("sha256").update(created.key).digest("hex")))
+    }))
+})
+
+describe("Store on pg: no database", () => {
+  it.live("a database that cannot be reached fails the layer with StoreUnavailable, not a migration failure", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        useStore((store) => Effect.succeed(store.backend)).pipe(
+          Effect.provide(layerPg({ url: Redacted.make("postgres://strata@127.0.0.1:1/none"), cacheMaxBytes: 1 }))
+        )
+      )
+      assert.strictEqual(error.reason._tag, "StoreUnavailable")
     }))
 })

@@ -79,20 +79,24 @@ export const startPostgres = async (): Promise<TempPostgres> => {
   ])
   const url = (database = "postgres") => `postgres://${user}@127.0.0.1:${port}/${database}`
   let stopped = false
+  const stop = () => {
+    if (stopped) return
+    stopped = true
+    process.off("exit", stop)
+    try {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  // A test process that ends without its afterAll (a crash, a timeout) still stops its server.
+  process.once("exit", stop)
   return {
     url,
     createDatabase: (name) => {
       execFileSync(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", user, name], { stdio: "pipe" })
       return url(name)
     },
-    stop: () => {
-      if (stopped) return
-      stopped = true
-      try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
-    }
+    stop
   }
 }

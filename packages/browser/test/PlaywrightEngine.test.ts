@@ -16,6 +16,8 @@ import { html, serve, type Site, scriptRendered, singlePageApp, singlePageAppScr
 let site: Site
 let other: Site
 let runtime: ManagedRuntime.ManagedRuntime<BrowserEngine, never>
+let hanging = 0
+let hangingClosed = 0
 
 const base: Omit<BrowserRequest, "url"> = { skipTlsVerification: false, mobile: false, waitFor: 0, actions: [] }
 const render = (request: Partial<BrowserRequest> & { url: string }, timeout = 45_000) =>
@@ -45,7 +47,10 @@ beforeAll(async () => {
     "/api/items": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(["anchor", "rope", "lantern"])),
     "/probe": html(probe, `<meta name="viewport" content="width=device-width, initial-scale=1">`),
     "/headers": (q, r) => r.writeHead(200, { "content-type": "text/html" }).end(html(`<p id="h">${q.headers["accept-language"]}|${q.headers["x-test"]}|${q.headers.cookie}</p>`)),
-    "/slow-forever": () => {}
+    "/slow-forever": (request) => {
+      hanging++
+      request.socket.once("close", () => hangingClosed++)
+    }
   })
   // The page's script targets the other server, whose port is known only now.
   const page = html(`<p id="result">pending</p><script>
@@ -143,6 +148,17 @@ describe("PlaywrightEngine", () => {
     expect(text(own.body)).toContain(`<p id="h">fr-CH,fr;q=0.9|undefined|undefined</p>`)
     const plain = await render({ url: `${site.url}/headers` })
     expect(text(plain.body)).toContain(`<p id="h">en-US,en;q=0.9|undefined|undefined</p>`)
+  })
+
+  it("closes the page when its render is interrupted (the request's budget ran out upstream)", async () => {
+    const exit = await runtime.runPromise(Effect.exit(
+      BrowserEngine.use((engine) => engine.render({ ...base, url: `${site.url}/slow-forever` }, Date.now() + 60_000)).pipe(Effect.timeout("4 seconds"))
+    ))
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(hanging).toBe(1)
+    // The context closed, so Chromium dropped the connection the page was waiting on.
+    for (let i = 0; i < 100 && hangingClosed === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(hangingClosed).toBe(1)
   })
 
   it("answers a crash of Chromium mid-request with a clear error, and the next request works", async () => {

@@ -2,7 +2,8 @@
  * The browser engine: Debian's Chromium driven by Playwright, behind core's `BrowserEngine`.
  *
  * One Chromium process, launched on the first render (a server that never needs it never
- * starts it) and launched again when it has exited: the render that was in flight fails with
+ * starts it), stopped after `idleMs` without a render (its memory goes back), and launched
+ * again when it has exited: the render that was in flight fails with
  * `BrowserFailed: crashed`, the next one gets a new browser. Renders run in their own browser
  * context (cookies, storage, cache apart), at most `concurrency` at a time; a context lives in
  * the render's scope, so it is closed on success, failure, timeout and interruption alike.
@@ -42,9 +43,12 @@ export interface BrowserOptions {
   readonly policy?: GuardPolicy | undefined
   /** How long Chromium may take to start, ms. Default 30,000. */
   readonly launchTimeoutMs?: number | undefined
+  /** Stop Chromium after this long without a render, ms (the next render starts it again). Default 300,000. */
+  readonly idleMs?: number | undefined
 }
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
+export const DEFAULT_IDLE_MS = 300_000
 
 /** Two pages per core, and no more than one per 512 MB of memory (a busy page's renderer takes 100-300 MB), 1 to 16. */
 export const defaultConcurrency = (): number =>
@@ -137,6 +141,18 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
     const exited = new WeakMap<Browser, Promise<void>>()
 
     yield* Effect.addFinalizer(() => probe(() => current?.close() ?? Promise.resolve(), undefined))
+
+    // Renders under way, and when the last one ended: an idle browser is stopped.
+    let active = 0
+    let lastUsed = Date.now()
+    const idleMs = Math.max(1000, options.idleMs ?? DEFAULT_IDLE_MS)
+    const stopIfIdle = launching.withPermit(Effect.suspend(() => {
+      const idle = current
+      if (idle === undefined || active > 0 || Date.now() - lastUsed < idleMs) return Effect.void
+      current = undefined
+      return probe(() => idle.close(), undefined)
+    }))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Math.min(idleMs, 30_000)), stopIfIdle)))
 
     const launch = Effect.tryPromise({
       // A launch whose request gave up (interrupted at its deadline) closes the browser it gets, rather than leak it.
@@ -257,6 +273,11 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
             message: `Refusing to fetch ${request.url}: ${refusal.message}. Set STRATA_ALLOW_PRIVATE_URLS=1 to allow private addresses.`
           })))
         }
+        // Counted before the browser is taken, so the idle stop cannot close it in between.
+        yield* Effect.acquireRelease(Effect.sync(() => active++), () => Effect.sync(() => {
+          active--
+          lastUsed = Date.now()
+        }))
         const launched = yield* browser
         const run: Run = { browser: launched, deadline, url: request.url }
         const context = yield* openContext(run, request)

@@ -2,5 +2,5 @@
  * @strata/browser: the browser engine behind core's `BrowserEngine` contract, Debian's Chromium
  * driven by Playwright, with the SSRF proxy every page request goes through.
  */
-export { type BrowserOptions, DEFAULT_CHROMIUM_PATH, defaultConcurrency, layer, make } from "./PlaywrightEngine.ts"
+export { type BrowserOptions, DEFAULT_CHROMIUM_PATH, DEFAULT_IDLE_MS, defaultConcurrency, layer, make } from "./PlaywrightEngine.ts"
 export type { GuardPolicy } from "./GuardProxy.ts"

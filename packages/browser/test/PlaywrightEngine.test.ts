@@ -231,3 +231,22 @@ describe("PlaywrightEngine over HTTPS", () => {
     }
   }, 180_000)
 })
+
+describe("PlaywrightEngine idle", () => {
+  it("stops Chromium after idleMs without a render, and starts it again for the next", async () => {
+    const chromiumChildren = () =>
+      execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)]).toString().split("\n").filter((line) => /chrom/i.test(line)).length
+    const before = chromiumChildren()
+    const idle = ManagedRuntime.make(layer({ concurrency: 1, idleMs: 1500, policy: { allowPrivate: true } }) as Layer.Layer<BrowserEngine>)
+    const once = () => idle.runPromise(BrowserEngine.use((e) => e.render({ ...base, url: `${site.url}/script` }, Date.now() + 60_000)))
+    try {
+      expect(text((await once()).body)).toContain("Rendered by script")
+      expect(chromiumChildren()).toBe(before + 1)
+      for (let i = 0; i < 150 && chromiumChildren() > before; i++) await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(chromiumChildren()).toBe(before)
+      expect(text((await once()).body)).toContain("Rendered by script")
+    } finally {
+      await idle.dispose()
+    }
+  }, 180_000)
+})

@@ -93,6 +93,12 @@ export const migrations: ReadonlyArray<Migration> = [
       `CREATE TABLE rate_windows (key TEXT PRIMARY KEY, count ${double} NOT NULL, expires_at ${double} NOT NULL)`,
       `CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens ${double} NOT NULL, last_refill ${double} NOT NULL)`
     ]
+  },
+  {
+    id: 3,
+    name: "cache entry metadata",
+    // What a hit is checked against beyond the key (the wait a request asks for at least, a screenshot), as JSON.
+    statements: () => [`ALTER TABLE cache_entries ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'`]
   }
 ]
 

@@ -85,8 +85,8 @@ const toKey = (row: KeyRow): ApiKeyInfo => ({
 })
 
 /** What an entry counts against the cache's bound: its body plus the text stored beside it. */
-const entrySize = (entry: CacheEntry, headers: string): number =>
-  entry.body.byteLength + headers.length + entry.url.length + entry.finalUrl.length + entry.key.length
+const entrySize = (entry: CacheEntry, text: string): number =>
+  entry.body.byteLength + text.length + entry.url.length + entry.finalUrl.length + entry.key.length
 
 const bytesOf = (value: unknown): Uint8Array =>
   value instanceof Uint8Array ? value : typeof value === "string" ? Buffer.from(value, "hex") : new Uint8Array(0)
@@ -263,11 +263,12 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
       final_url: string
       status: unknown
       headers: string
+      meta: string
       body: unknown
       fetched_at: unknown
       size: unknown
       last_used: unknown
-    }>`SELECT url, final_url, status, headers, body, fetched_at, size, last_used FROM cache_entries WHERE key = ${key}`.pipe(
+    }>`SELECT url, final_url, status, headers, meta, body, fetched_at, size, last_used FROM cache_entries WHERE key = ${key}`.pipe(
       Effect.mapError(unavailable("cacheGet"))
     )
     if (rows.length === 0) return Option.none<CachedPage>()
@@ -278,6 +279,7 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
       finalUrl: row.final_url,
       status: num(row.status),
       headers: JSON.parse(row.headers) as Record<string, string>,
+      meta: JSON.parse(row.meta) as Record<string, unknown>,
       body: bytesOf(row.body),
       fetchedAt: num(row.fetched_at),
       size: num(row.size),
@@ -315,17 +317,18 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
   const cachePut = Effect.fn("Store.cachePut")(function*(entry: CacheEntry) {
     const now = yield* Clock.currentTimeMillis
     const headers = JSON.stringify(entry.headers)
-    const size = entrySize(entry, headers)
+    const meta = JSON.stringify(entry.meta ?? {})
+    const size = entrySize(entry, headers + meta)
     yield* sql.withTransaction(Effect.gen(function*() {
       yield* lockCounter
       const previous = yield* sql<{ size: unknown }>`SELECT size FROM cache_entries WHERE key = ${entry.key}`
       yield* sql`
-        INSERT INTO cache_entries (key, url, final_url, status, headers, body, fetched_at, size, last_used)
-        VALUES (${entry.key}, ${entry.url}, ${entry.finalUrl}, ${entry.status}, ${headers}, ${entry.body},
+        INSERT INTO cache_entries (key, url, final_url, status, headers, meta, body, fetched_at, size, last_used)
+        VALUES (${entry.key}, ${entry.url}, ${entry.finalUrl}, ${entry.status}, ${headers}, ${meta}, ${entry.body},
           ${entry.fetchedAt}, ${size}, ${now})
         ON CONFLICT (key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status = excluded.status,
-          headers = excluded.headers, body = excluded.body, fetched_at = excluded.fetched_at, size = excluded.size,
-          last_used = excluded.last_used`
+          headers = excluded.headers, meta = excluded.meta, body = excluded.body, fetched_at = excluded.fetched_at,
+          size = excluded.size, last_used = excluded.last_used`
       const delta = size - (previous.length === 0 ? 0 : num(previous[0].size))
       const usage = yield* sql<{ bytes: unknown }>`UPDATE cache_usage SET bytes = bytes + ${delta} WHERE id = 1 RETURNING bytes`
       const bytes = num(usage[0].bytes)

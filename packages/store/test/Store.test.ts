@@ -179,11 +179,12 @@ describe.each(backends)("Store on $name", (backend) => {
       withStore((store) =>
         Effect.gen(function*() {
           assert.isTrue(Option.isNone(yield* store.cacheGet("k1")))
-          const entry = { ...page("k1", 1000), body: new Uint8Array([0, 255, 0, 1, 2, 3]) }
+          const entry = { ...page("k1", 1000), body: new Uint8Array([0, 255, 0, 1, 2, 3]), meta: { waitMs: 1500, engine: "browser" } }
           yield* store.cachePut(entry)
           const got = Option.getOrThrow(yield* store.cacheGet("k1"))
           assert.deepStrictEqual(Array.from(got.body), [0, 255, 0, 1, 2, 3])
           assert.deepStrictEqual(got.headers, entry.headers)
+          assert.deepStrictEqual(got.meta, { waitMs: 1500, engine: "browser" })
           assert.strictEqual(got.finalUrl, entry.finalUrl)
           assert.strictEqual(got.status, 200)
           assert.strictEqual(got.fetchedAt, 1)
@@ -191,6 +192,7 @@ describe.each(backends)("Store on $name", (backend) => {
           yield* store.cachePut({ ...page("k1", 5000, 2), status: 404 })
           const replaced = Option.getOrThrow(yield* store.cacheGet("k1"))
           assert.strictEqual(replaced.status, 404)
+          assert.deepStrictEqual(replaced.meta, {})
           assert.strictEqual(replaced.body.byteLength, 5000)
           assert.strictEqual(yield* store.cacheBytes, replaced.size)
           assert.strictEqual(yield* store.cacheEvict(0), 1)

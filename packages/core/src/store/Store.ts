@@ -84,10 +84,17 @@ export interface CacheEntry {
   readonly body: Uint8Array
   /** When the page was fetched (epoch ms). */
   readonly fetchedAt: number
+  /**
+   * What a hit must be checked against beyond the key, as JSON-serialisable data: how long the
+   * engine waited (a request may ask for at least as long), the screenshot taken, the engine, ...
+   * Empty when left out.
+   */
+  readonly meta?: Readonly<Record<string, unknown>>
 }
 
 /** A cache entry read back: `size` is what it counts against the bound, `lastUsed` its LRU time. */
 export interface CachedPage extends CacheEntry {
+  readonly meta: Readonly<Record<string, unknown>>
   readonly size: number
   readonly lastUsed: number
 }

@@ -59,3 +59,13 @@ export {
   type TeamSettings
 } from "./store/Store.ts"
 export { InsufficientCredits, MigrationFailed, StoreError, StoreUnavailable, UnknownTeam } from "./store/StoreError.ts"
+export {
+  cacheHitFits,
+  cacheKey,
+  cacheKeyOf,
+  cacheOnly,
+  cacheUse,
+  type CacheVariant,
+  cacheVariant,
+  normalizeCacheUrl
+} from "./store/CacheRules.ts"

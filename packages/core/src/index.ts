@@ -54,6 +54,8 @@ export {
   defaultTeamId,
   type RequestClaim,
   type RequestState,
+  type SlotClaim,
+  type SlotState,
   Store,
   type Team,
   type TeamSettings

@@ -99,6 +99,22 @@ export const migrations: ReadonlyArray<Migration> = [
     name: "cache entry metadata",
     // What a hit is checked against beyond the key (the wait a request asks for at least, a screenshot), as JSON.
     statements: () => [`ALTER TABLE cache_entries ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'`]
+  },
+  {
+    id: 4,
+    name: "concurrency slots shared by replicas",
+    statements: () => [
+      // One row per team that has asked for a slot: what a take locks, so takes for a team run one at a time.
+      `CREATE TABLE concurrency_locks (team_id TEXT PRIMARY KEY)`,
+      `CREATE TABLE concurrency_slots (
+        lease_id TEXT PRIMARY KEY,
+        team_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        queued_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX concurrency_slots_team ON concurrency_slots (team_id, state, queued_at)`
+    ]
   }
 ]
 

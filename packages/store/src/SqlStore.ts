@@ -9,7 +9,8 @@
  *   concurrent charges can neither overdraw nor be lost, and a failed guard rolls the ledger row back;
  * - a cache put locks the byte counter row before touching the entry, so the counter stays the sum
  *   of the entries' sizes;
- * - `beginRequest` claims a request id with one `INSERT ... ON CONFLICT DO NOTHING`.
+ * - `beginRequest` claims a request id with one `INSERT ... ON CONFLICT DO NOTHING`;
+ * - concurrency slots lock their team's row for each take (SqlSlots.ts).
  *
  * On SQLite every transaction begins `IMMEDIATE`, so they run one at a time across processes.
  */
@@ -28,6 +29,7 @@ import type {
 } from "@strata/core"
 import { InsufficientCredits, Store, StoreError, StoreUnavailable, UnknownTeam } from "@strata/core"
 import { importedKeyId, lookupOf, newKey, sameHash } from "./KeyFormat.ts"
+import { makeSlots } from "./SqlSlots.ts"
 
 export interface SqlStoreOptions {
   /** The cache's byte bound: puts evict least recently used entries beyond it. */
@@ -110,6 +112,7 @@ export const purgeRequests = (sql: SqlClient.SqlClient, retentionMs: number = de
 export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store["Service"] => {
   const backend = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
   const retention = options.requestRetentionMs ?? defaultRequestRetentionMs
+  const slots = makeSlots(sql)
   const grace = options.requestGraceMs ?? 30_000
 
   const selectTeam = (teamId: string) =>
@@ -411,6 +414,10 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
     cacheBytes,
     beginRequest,
     completeRequest,
-    abandonRequest
+    abandonRequest,
+    acquireSlot: (claim) => slots.acquireSlot(claim).pipe(Effect.mapError(unavailable("acquireSlot")), Effect.withSpan("Store.acquireSlot")),
+    renewSlot: (leaseId, leaseMs) =>
+      slots.renewSlot(leaseId, leaseMs).pipe(Effect.mapError(unavailable("renewSlot")), Effect.withSpan("Store.renewSlot")),
+    releaseSlot: (leaseId) => slots.releaseSlot(leaseId).pipe(Effect.mapError(unavailable("releaseSlot")), Effect.withSpan("Store.releaseSlot"))
   })
 }

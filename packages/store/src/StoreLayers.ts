@@ -17,6 +17,7 @@ import { join, resolve } from "node:path"
 import { migrate } from "./Migrations.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
 import { makeRateLimiterStore, purgeRateLimits } from "./SqlRateLimiterStore.ts"
+import { purgeSlots } from "./SqlSlots.ts"
 import { make, purgeRequests, type SqlStoreOptions } from "./SqlStore.ts"
 
 /** The cache bound when STRATA_CACHE_MAX_BYTES is not set: 1 GiB. */
@@ -33,8 +34,8 @@ export type StoreServices = Store | RateLimiter.RateLimiterStore
 
 /**
  * The store over the client `acquire` opens: migrations first, then the methods; the client closes
- * with the layer. Old idempotency records (and, kept in the database, idle rate-limit counters)
- * are deleted at start and every hour by a fiber in the layer's scope.
+ * with the layer. Old idempotency records, expired concurrency slots (and, kept in the database,
+ * idle rate-limit counters) are deleted at start and every hour by a fiber in the layer's scope.
  */
 const fromClient = (
   operation: string,
@@ -55,9 +56,10 @@ const fromClient = (
           })
         )
       )
-      const sweep = rateLimits === "database"
-        ? Effect.andThen(purgeRequests(sql, options.requestRetentionMs), purgeRateLimits(sql))
-        : purgeRequests(sql, options.requestRetentionMs)
+      const sweep = Effect.andThen(
+        Effect.andThen(purgeRequests(sql, options.requestRetentionMs), purgeSlots(sql)),
+        rateLimits === "database" ? purgeRateLimits(sql) : Effect.void
+      )
       yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 hour"))))
       const context = Context.make(Store, make(sql, options))
       return rateLimits === "database"

@@ -122,6 +122,26 @@ export type RequestState =
   | { readonly _tag: "Conflict" }
   | { readonly _tag: "Unresolved" }
 
+/**
+ * A request asking for one of its team's concurrency slots. `leaseId` names the request: asking
+ * again with it keeps its place in the queue (and renews it), so a waiting request polls.
+ */
+export interface SlotClaim {
+  readonly teamId: string
+  readonly leaseId: string
+  /** The team's concurrency limit. */
+  readonly limit: number
+  /** How long a slot is held unless renewed (`renewSlot`), so a dead process frees it (default 30 s). */
+  readonly leaseMs?: number
+  /** How long a place in the queue is kept without another ask (default 5 s). */
+  readonly waitMs?: number
+}
+
+/** `Acquired`: the request may run. `Queued`: it waits, `position` (1 = next) in its team's queue. */
+export type SlotState =
+  | { readonly _tag: "Acquired" }
+  | { readonly _tag: "Queued"; readonly position: number }
+
 export class Store extends Context.Service<Store, {
   /** Which backend this is (`sqlite` or `pg`), for logs and benchmarks. */
   readonly backend: "sqlite" | "pg"
@@ -175,6 +195,17 @@ export class Store extends Context.Service<Store, {
   ) => Effect.Effect<void, StoreError>
   /** Forgets a claim refused before anything ran, so that a retry may run. */
   readonly abandonRequest: (options: { readonly teamId: string; readonly requestId: string }) => Effect.Effect<void, StoreError>
+
+  // Concurrency slots, shared by every process on the database
+  /**
+   * Takes a slot when fewer than `limit` of the team's requests run and none queued before this
+   * one is still waiting for it (first in, first out); otherwise queues it or keeps its place.
+   */
+  readonly acquireSlot: (claim: SlotClaim) => Effect.Effect<SlotState, StoreError>
+  /** Extends a held slot (a heartbeat); false when it expired or was released. */
+  readonly renewSlot: (leaseId: string, leaseMs?: number) => Effect.Effect<boolean, StoreError>
+  /** Gives a slot back, or leaves the queue. */
+  readonly releaseSlot: (leaseId: string) => Effect.Effect<void, StoreError>
 }>()("@strata/core/Store") {}
 
 /** The team `STRATA_API_KEYS` keys and the key generated on first start belong to: no limits. */

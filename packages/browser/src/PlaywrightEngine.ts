@@ -15,6 +15,7 @@ import {
   BrowserFailed,
   type BrowserPage,
   DEFAULT_ACCEPT_LANGUAGE,
+  DEFAULT_MAX_DOCUMENT_BYTES,
   type BrowserRequest,
   FetchFailed,
   fetchPolicyFromEnv,
@@ -27,7 +28,8 @@ import {
 } from "@strata/core"
 import { Config, Effect, Layer, Semaphore } from "effect"
 import { availableParallelism, totalmem } from "node:os"
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page, type Response } from "playwright-core"
+import { readFile, stat } from "node:fs/promises"
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot } from "./ActionRunner.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
@@ -129,6 +131,43 @@ const acceptLanguageOf = (request: BrowserRequest): string =>
   hasHeader(request.headers ?? {}, "accept-language") ??
     (request.location === undefined ? DEFAULT_ACCEPT_LANGUAGE : placeOptions(request.location).acceptLanguage)
 
+/**
+ * A navigation that became a download (a PDF, an attachment): the file as the body, with the
+ * response's type and status, for the content stages to read like a fetched document. Actions and
+ * screenshots need a page, and a download has none, so they are skipped (Firecrawl: "Actions are
+ * not supported for PDFs").
+ */
+const downloadedFile = (download: Download, response: Response | null, run: Run): Effect.Effect<BrowserPage, ScrapeError> =>
+  Effect.gen(function*() {
+    const url = download.url()
+    const bytes = yield* step(run, async () => {
+      const path = await download.path()
+      const { size } = await stat(path)
+      if (size > DEFAULT_MAX_DOCUMENT_BYTES) throw new TooLarge(size)
+      return new Uint8Array(await readFile(path))
+    }, (error) =>
+      error instanceof TooLarge
+        ? scrapeError(new FetchFailed({ kind: "too_large", url, message: `${url} is larger than the limit of ${DEFAULT_MAX_DOCUMENT_BYTES / 2 ** 20} MB` }))
+        : scrapeError(new FetchFailed({ kind: "connection", url, message: `Could not download ${url} in the browser: ${messageOf(error)}` })))
+    const headers = response === null ? {} : yield* probe(() => response.allHeaders(), response.headers())
+    return {
+      url,
+      status: response?.status() ?? 200,
+      headers,
+      contentType: mimeEssence(headers["content-type"]) ?? "application/octet-stream",
+      body: bytes,
+      outputs: []
+    }
+  })
+
+class TooLarge extends Error {
+  readonly size: number
+  constructor(size: number) {
+    super(`${size} bytes`)
+    this.size = size
+  }
+}
+
 /** Builds the engine; Chromium and the proxy stop when the scope closes. */
 export const make = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
   Effect.gen(function*() {
@@ -200,7 +239,8 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
           extraHTTPHeaders: headers,
           ignoreHTTPSErrors: request.skipTlsVerification,
           serviceWorkers: "block",
-          acceptDownloads: false
+          // A download is the navigation's answer when the URL is a PDF or an attachment (deleted with the context).
+          acceptDownloads: true
         }
       }
     }
@@ -224,15 +264,27 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
         page.on("requestfailed", (r) => {
           if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url()
         })
-        const response = yield* step(run, () => page.goto(request.url, { waitUntil: "domcontentloaded", timeout: remaining(run) }), (error) =>
-          navigationFailure(run, proxy, failedNavigation)(error))
-        const refused = proxyAnswer(response, request.url)
-        if (refused !== undefined) return yield* Effect.fail(refused)
-        // An action may navigate (a link clicked): the status and headers are then the new document's.
-        let main = response
+        // The main document's response; an action may navigate (a link clicked), and then it is the new document's.
+        let main: Response | null = null
         page.on("response", (r) => {
           if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r
         })
+        const downloaded = page.waitForEvent("download", { timeout: remaining(run) }).catch(() => undefined)
+        const navigation = yield* step(run, () => page.goto(request.url, { waitUntil: "domcontentloaded", timeout: remaining(run) }).then(
+          (response) => ({ _tag: "Page" as const, response }),
+          async (error: unknown) => {
+            // A PDF or another attachment: Chromium downloads it (through the proxy) instead of showing a page.
+            if (!/Download is starting/.test(messageOf(error))) throw error
+            const download = await downloaded
+            if (download === undefined) throw error
+            return { _tag: "Download" as const, download }
+          }
+        ), (error) => navigationFailure(run, proxy, failedNavigation)(error))
+        if (navigation._tag === "Download") return yield* downloadedFile(navigation.download, main, run)
+        const response = navigation.response
+        const refused = proxyAnswer(response, request.url)
+        if (refused !== undefined) return yield* Effect.fail(refused)
+        if (main === null) main = response
         yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline)
         if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
         const outputs = yield* runActions(page, request.actions, run, network)

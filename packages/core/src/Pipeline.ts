@@ -91,11 +91,12 @@ export class Pipeline extends Context.Service<Pipeline, {
             if (needed.length > 0) return yield* Effect.fail(noBrowser(needed))
             return { input: yield* fetchContent(request, deadline), engine: "fetch" }
           }
-          const render = Effect.map(browser.value.render(browserRequestOf(request), deadline), (page): Acquired => ({
-            input: pageInput(request.url, page),
-            engine: "browser",
-            page
-          }))
+          // A document (PDF, JSON, an image...) is not a page: Chromium shows a PDF in its viewer and
+          // hands back the viewer's HTML, so the fetch engine reads the bytes themselves.
+          const render = Effect.flatMap(browser.value.render(browserRequestOf(request), deadline), (page): Effect.Effect<Acquired, ScrapeError> =>
+            isHtmlType(page.contentType)
+              ? Effect.succeed({ input: pageInput(request.url, page), engine: "browser", page })
+              : Effect.map(fetchContent(request, deadline), (input): Acquired => ({ input, engine: "fetch" })))
           if (wantsBrowser(request)) return yield* render
           const input = yield* fetchContent(request, deadline)
           if (!isHtmlPage(input) || needsJavaScript(decodeBody(input.bytes, input.contentTypeHeader).text) === undefined) {
@@ -180,9 +181,12 @@ interface Acquired {
   readonly page?: BrowserPage | undefined
 }
 
-/** HTML by its declared type (or none declared): what the "needs JavaScript" rules read. */
-const isHtmlPage = (input: ContentInput): boolean =>
-  input.contentType === undefined || input.contentType === "text/html" || input.contentType === "application/xhtml+xml"
+/** HTML by its declared type (or none declared). */
+const isHtmlType = (contentType: string | undefined): boolean =>
+  contentType === undefined || contentType === "text/html" || contentType === "application/xhtml+xml"
+
+/** What the "needs JavaScript" rules read. */
+const isHtmlPage = (input: ContentInput): boolean => isHtmlType(input.contentType)
 
 /** The content of a fetched page, for the content stage. */
 const fetchedInput = (sourceURL: string, response: FetchResponse): ContentInput => ({

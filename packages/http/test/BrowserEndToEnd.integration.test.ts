@@ -181,3 +181,40 @@ describe("the browser engine through the server", () => {
     expect(body.code).toBe("URL_BLOCKED")
   })
 })
+
+describe("documents through the browser", () => {
+  it("reads a PDF that a browser option sent to the browser, shown inline or as an attachment", async () => {
+    const { PDFDocument, StandardFonts } = await import("pdf-lib")
+    const pdf = await PDFDocument.create()
+    const font = await pdf.embedFont(StandardFonts.Helvetica)
+    pdf.addPage([612, 792]).drawText("Harbour dues for the winter season.", { x: 72, y: 700, size: 14, font })
+    const bytes = await pdf.save()
+    const files = createServer((q, r) => r.writeHead(200, {
+      "content-type": "application/pdf",
+      ...(q.url === "/attachment.pdf" ? { "content-disposition": "attachment; filename=dues.pdf" } : {})
+    }).end(Buffer.from(bytes)))
+    await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve))
+    const filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`
+    const { Strata } = await import("strata")
+    const open = await startTestServer(Strata.layer({ fetch: { allowPrivateUrls: true }, browser: { concurrency: 1 }, ocr: false, isolation: false }), { apiKeys: [KEY] })
+    try {
+      for (const path of ["/inline.pdf", "/attachment.pdf"]) {
+        const response = await fetch(`${open.url}/v2/scrape`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ url: `${filesUrl}${path}`, location: { country: "DE" } })
+        })
+        const body = await response.json() as Record<string, any>
+        expect(response.status, path).toBe(200)
+        expect(body.data.markdown, path).toContain("Harbour dues for the winter season.")
+        // The document's bytes come from the fetch engine: Chromium would hand back its PDF viewer.
+        expect(body.data.metadata.engine, path).toBe("fetch")
+        expect(body.data.metadata.numPages, path).toBe(1)
+      }
+    } finally {
+      await open.close()
+      files.closeAllConnections()
+      await new Promise((resolve) => files.close(resolve))
+    }
+  })
+})

@@ -176,6 +176,8 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
     const port = yield* Effect.acquireRelease(
       Effect.callback<number>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+        // Listening alone does not keep the process alive (a script that forgot to dispose still exits).
+        server.unref()
       }),
       () =>
         Effect.callback<void>((resume) => {

@@ -18,13 +18,11 @@ import { migrate } from "./Migrations.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
 import { makeRateLimiterStore, purgeRateLimits } from "./SqlRateLimiterStore.ts"
 import { purgeSlots } from "./SqlSlots.ts"
+import { unavailable } from "./SqlRows.ts"
 import { make, purgeRequests, type SqlStoreOptions } from "./SqlStore.ts"
 
 /** The cache bound when STRATA_CACHE_MAX_BYTES is not set: 1 GiB. */
 export const defaultCacheMaxBytes = 1024 * 1024 * 1024
-
-const setupFailed = (operation: string) => (error: SqlError.SqlError) =>
-  new StoreError({ reason: new StoreUnavailable({ operation, message: error.message }) })
 
 /** Where rate-limit counters live: this process's memory, or the database (shared by replicas). */
 export type RateLimits = "memory" | "database"
@@ -45,7 +43,7 @@ const fromClient = (
 ): Layer.Layer<StoreServices, StoreError> => {
   const layer = Layer.effectContext(
     Effect.gen(function*() {
-      const sql = yield* acquire.pipe(Effect.mapError(setupFailed(operation)))
+      const sql = yield* acquire.pipe(Effect.mapError(unavailable(operation)))
       // The pool connects on first use, so a database that cannot be reached shows up here.
       yield* migrate(sql).pipe(
         Effect.mapError((error) =>

@@ -3,12 +3,14 @@
  * one context per page, `goto(url, { waitUntil: "load" })` then `content()`. "simple" is exactly
  * that; "content" also waits (up to `CONTENT_WAIT_MS`) until the page's sentences are in the DOM,
  * shadow roots included, which is the fairest floor when "simple" returns too early: a wait that
- * knows the answer. Neither goes through a proxy, fetches the page first or writes markdown.
+ * knows the answer. "idle" is `goto(url, { waitUntil: "networkidle" })` (no request for 500 ms),
+ * Playwright's own generic wait, close to what Strata's smart wait does without knowing the
+ * answer. None goes through a proxy, fetches the page first or writes markdown.
  */
 import { type Browser, chromium } from "playwright-core"
 import { found, htmlText, words } from "./Check.ts"
 
-export type BareVariant = "simple" | "content"
+export type BareVariant = "simple" | "content" | "idle"
 
 export const CONTENT_WAIT_MS = 8000
 
@@ -43,7 +45,7 @@ export const bareScrape = async (browser: Browser, url: string, sentences: Reado
   let error = ""
   try {
     const page = await context.newPage()
-    await page.goto(url, { waitUntil: "load", timeout: 30_000 })
+    await page.goto(url, { waitUntil: variant === "idle" ? "networkidle" : "load", timeout: 30_000 })
     if (variant === "content") {
       await page.waitForFunction(allTextScript(sentences), undefined, { timeout: CONTENT_WAIT_MS, polling: 50 }).catch(() => undefined)
     }

@@ -17,6 +17,7 @@ export interface Results {
     readonly memoryGb: number
     readonly loadAverages: ReadonlyArray<{ readonly at: string; readonly load: ReadonlyArray<number> }>
     readonly seconds: number
+    readonly leakLanes: number
     readonly commit: string
   }
   readonly pages: ReadonlyArray<{ readonly name: string; readonly kind: string; readonly js: boolean; readonly path: string; readonly sentences: number; readonly beyond: number }>
@@ -26,6 +27,8 @@ export interface Results {
   readonly leak: { readonly at: number; readonly to: number; readonly readings: ReadonlyArray<{ readonly after: number; readonly rssMb: number }>; readonly failures: number; readonly seconds: number; readonly pages: ReadonlyArray<string> }
   readonly crashes: ReadonlyArray<{ readonly mode: string; readonly killed: number; readonly answer: { readonly status: number; readonly ms: number; readonly engine: string | undefined; readonly error: string }; readonly longestHealthGapMs: number; readonly healthFailures: number; readonly next: { readonly status: number; readonly engine: string | undefined; readonly found: number; readonly of: number; readonly ms: number; readonly error: string } }>
   readonly server: { readonly alive: boolean; readonly starts: number }
+  /** The phases finished, in order ("end" once the run is complete). */
+  readonly done: ReadonlyArray<string>
 }
 
 const med = (values: ReadonlyArray<number>): number => {
@@ -37,12 +40,13 @@ const mark = (ok: boolean) => (ok ? "yes" : "**no**")
 const ms = (value: number) => (Number.isNaN(value) ? "–" : `${value.toFixed(0)} ms`)
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ")
 const modes = ["fetch", "forced", "auto", "bare-simple", "bare-content"] as const
-const modeTitle: Record<(typeof modes)[number], string> = {
+const modeTitle: Record<(typeof modes)[number] | "bare-idle", string> = {
   fetch: "fetch engine only",
   forced: "browser forced",
   auto: "automatic choice",
   "bare-simple": "bare Playwright (load)",
-  "bare-content": "bare Playwright (waits for the text)"
+  "bare-content": "bare Playwright (waits for the text)",
+  "bare-idle": "bare Playwright (networkidle)"
 }
 
 export const reportMarkdown = (r: Results): string => {
@@ -87,6 +91,7 @@ export const reportMarkdown = (r: Results): string => {
   const lines = [
     "# Browser engine: JavaScript pages through the real server",
     "",
+    ...(r.done.includes("end") ? [] : [`**Incomplete run**: finished phases: ${r.done.join(", ") || "none"}. The figures below are what those phases measured.`, ""]),
     `${r.meta.date} · commit ${r.meta.commit} · ${r.meta.quick ? "**quick** (a subset, one run)" : "full"} · ${r.meta.pages} pages (${r.meta.jsPages} need JavaScript) · ${r.meta.runs} latency run(s), ${r.meta.contentPasses} content pass(es) · Node ${r.meta.node}, Chromium ${r.meta.chromium} (Debian, /usr/bin/chromium) · ${r.meta.cores} cores, ${r.meta.memoryGb.toFixed(0)} GB · ${r.meta.seconds.toFixed(0)} s in all.`,
     "",
     `Load average (1, 5, 15 min) during the run, on a machine shared with other work: ${r.meta.loadAverages.map((l) => `${l.at} ${l.load.join(" / ")}`).join("; ")}. Absolute times move with that load; the ratios are taken run by run, Strata and the bare loop alternating, so both sides see the same load.`,
@@ -99,8 +104,12 @@ export const reportMarkdown = (r: Results): string => {
     "| --- | --- | --- |",
     `| every JavaScript page's content through the automatic choice | ${jsAuto.ok} / ${jsAuto.of} pages complete in every pass | ${mark(jsAuto.ok === jsAuto.of)} |`,
     `| static controls stay on the fetch engine with their content | ${controlsFetch ? "all" : "not all"} | ${mark(controlsFetch)} |`,
-    `| overhead at most 1.3x a bare Playwright loop | ${overhead.toFixed(2)}x the loop that waits for the text, ${overheadSimple.toFixed(2)}x the plain \`goto\` + \`content()\` loop (summed latency at 1 request at a time, median of runs) | ${mark(overhead <= 1.3)} |`,
-    `| no RSS growth between ${r.leak.at} and ${r.leak.to} scrapes beyond noise | ${first?.rssMb.toFixed(0) ?? "?"} MB → ${last?.rssMb.toFixed(0) ?? "?"} MB (${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB) | ${mark(growth <= 50)} |`,
+    Number.isNaN(overhead)
+      ? "| overhead at most 1.3x a bare Playwright loop | not run | – |"
+      : `| overhead at most 1.3x a bare Playwright loop | ${overhead.toFixed(2)}x the loop that waits for the text, ${overheadSimple.toFixed(2)}x the plain \`goto\` + \`content()\` loop (summed latency at 1 request at a time, median of runs); ${ratio("bare-idle", 1).toFixed(2)}x the loop with Playwright's \`networkidle\` wait | ${mark(overhead <= 1.3)} |`,
+    Number.isNaN(growth)
+      ? `| no RSS growth between ${r.leak.at} and ${r.leak.to} scrapes beyond noise | not run to the end (${r.leak.readings.map((x) => `${x.after}: ${x.rssMb.toFixed(0)} MB`).join(", ") || "no reading"}) | – |`
+      : `| no RSS growth between ${r.leak.at} and ${r.leak.to} scrapes beyond noise (50 MB) | ${first?.rssMb.toFixed(0) ?? "?"} MB → ${last?.rssMb.toFixed(0) ?? "?"} MB (${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB; readings in between: ${r.leak.readings.filter((x) => x !== first && x !== last).map((x) => `${x.rssMb.toFixed(0)}`).join(", ") || "none"}) | ${mark(growth <= 50)} |`,
     `| 0 crashes; the server answers after Chromium is killed mid-request | ${serverDeaths} server death(s); ${crashOk.length} / ${r.crashes.length} kills followed by a working scrape with /health always answering; the in-flight forced render ${forcedClear ? "got a clear error" : "did **not** always get a clear error"} | ${mark(serverDeaths === 0 && crashOk.length === r.crashes.length && forcedClear)} |`,
     "",
     "## Content: the share of pages whose sentences come back",
@@ -136,39 +145,40 @@ export const reportMarkdown = (r: Results): string => {
     "",
     `Each run sends the ${r.meta.jsPages} JavaScript pages once at the given concurrency; p50 and p95 are over that run's requests, pages/s is pages over the run's wall time, and each figure is the median over runs. Strata uses the automatic choice (it fetches the page, sees it needs JavaScript, renders it). The server renders at most \`STRATA_BROWSER_CONCURRENCY\` pages at once (default: 2 per core, 1 per 512 MB); the bare loop has no bound.`,
     "",
-    "| concurrency | system | p50 | p95 | pages/s | pages missing content (median) | time ratio Strata / this |",
-    "| ---: | --- | ---: | ---: | ---: | ---: | ---: |",
-    ...[1, 4, 8].flatMap((c) => ["strata", "bare-simple", "bare-content"].map((system) => {
+    "| concurrency | system | runs | p50 | p95 | pages/s | pages missing content (median) | time ratio Strata / this |",
+    "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...[1, 4, 8].flatMap((c) => ["strata", "bare-simple", "bare-content", "bare-idle"].flatMap((system) => {
       const runs = lat(system, c)
-      if (runs.length === 0) return `| ${c} | ${system} | – | – | – | – | – |`
-      return `| ${c} | ${system === "strata" ? "Strata (automatic)" : modeTitle[system as "bare-simple"]} | ${ms(med(runs.map((l) => l.p50)))} | ${ms(med(runs.map((l) => l.p95)))} | ${med(runs.map((l) => l.pagesPerSecond)).toFixed(2)} | ${med(runs.map((l) => l.failures))} | ${system === "strata" ? "" : `${(c === 1 ? ratio(system, c) : throughputRatio(system, c)).toFixed(2)}x`} |`
+      if (runs.length === 0) return system === "bare-idle" ? [] : [`| ${c} | ${system} | 0 | – | – | – | – | – |`]
+      return [`| ${c} | ${system === "strata" ? "Strata (automatic)" : modeTitle[system as "bare-simple"]} | ${runs.length} | ${ms(med(runs.map((l) => l.p50)))} | ${ms(med(runs.map((l) => l.p95)))} | ${med(runs.map((l) => l.pagesPerSecond)).toFixed(2)} | ${med(runs.map((l) => l.failures))} | ${system === "strata" ? "" : `${(c === 1 ? ratio(system, c) : throughputRatio(system, c)).toFixed(2)}x`} |`]
     })),
     "",
     "At 1 request at a time the ratio is summed latency; at 4 and 8 it is throughput (bare pages/s over Strata's).",
     "",
     "### Where the time goes (1 request at a time, median per page)",
     "",
-    "\"forced\" skips the first fetch (the browser is asked for by `waitFor: 1`); \"fetch only\" is the fetch engine's whole scrape of the same page (on the other server, in the content pass). automatic − forced is the cost of fetching first and finding the page needs JavaScript; forced − bare (waits for the text) is the smart wait (network quiet 500 ms and DOM unchanged 300 ms, bounded at 6 s), the SSRF proxy, the context setup and the markdown.",
+    "\"automatic\" and the two bare columns are the latency runs' medians; \"forced\" (the browser asked for by `waitFor: 1`, no fetch first) and \"fetch only\" (the fetch engine's whole scrape, on the other server) come from the content pass, one request each. automatic − forced is the cost of fetching first and finding the page needs JavaScript; forced − bare (waits for the text) is the smart wait (network quiet 500 ms and DOM unchanged 300 ms, bounded at 6 s), the SSRF proxy, the context setup and the markdown. Playwright's own \"networkidle\" (no request for 500 ms) is the bare loop with a generic wait of the same kind: the part of the overhead any wait that does not know the answer pays.",
     "",
-    "| page | automatic | forced | fetch only | bare (load) | bare (waits for the text) | automatic / bare (text) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| page | automatic | forced | fetch only | bare (load) | bare (waits for the text) | bare (networkidle) | automatic / bare (text) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...r.pages.filter((p) => p.js).map((p) => {
       const auto = perPageMedian("strata", p.name)
       const bareText = perPageMedian("bare-content", p.name)
-      return `| ${p.name} | ${ms(auto)} | ${ms(perPageMedian("strata-forced", p.name))} | ${ms(contentMs("fetch", p.name))} | ${ms(perPageMedian("bare-simple", p.name))} | ${ms(bareText)} | ${(auto / bareText).toFixed(2)}x |`
+      return `| ${p.name} | ${ms(auto)} | ${ms(contentMs("forced", p.name))} | ${ms(contentMs("fetch", p.name))} | ${ms(perPageMedian("bare-simple", p.name))} | ${ms(bareText)} | ${ms(perPageMedian("bare-idle", p.name))} | ${(auto / bareText).toFixed(2)}x |`
     }),
     (() => {
       const js = r.pages.filter((p) => p.js).map((p) => p.name)
       const sum = (system: string) => js.reduce((a, n) => a + (perPageMedian(system, n) || 0), 0)
       const fetchSum = js.reduce((a, n) => a + (contentMs("fetch", n) || 0), 0)
-      return `| **sum** | ${ms(sum("strata"))} | ${ms(sum("strata-forced"))} | ${ms(fetchSum)} | ${ms(sum("bare-simple"))} | ${ms(sum("bare-content"))} | ${(sum("strata") / sum("bare-content")).toFixed(2)}x |`
+      const forcedSum = js.reduce((a, n) => a + (contentMs("forced", n) || 0), 0)
+      return `| **sum** | ${ms(sum("strata"))} | ${ms(forcedSum)} | ${ms(fetchSum)} | ${ms(sum("bare-simple"))} | ${ms(sum("bare-content"))} | ${ms(sum("bare-idle"))} | ${(sum("strata") / sum("bare-content")).toFixed(2)}x |`
     })(),
     "",
     "## Memory",
     "",
     `- Server tree before Chromium started: ${r.rss.beforeBrowserMb.toFixed(0)} MB. Peak of the server tree (server, reader processes, Chromium and its renderers), sampled every 100 ms over the whole run at up to 8 concurrent scrapes: **${r.rss.peakMb.toFixed(0)} MB**.`,
     `- For comparison, the bench process with the bare loop's Chromium peaked at ${r.rss.peakBareMb.toFixed(0)} MB (it renders without a bound at 8 concurrent pages).`,
-    `- Leak check: settled RSS (median of 10 samples over 2 s, after 3 s idle) after each count of sequential scrapes (automatic choice, cycling over ${r.leak.pages.length} JavaScript pages; ${r.leak.failures} failed; ${r.leak.seconds.toFixed(0)} s): ${r.leak.readings.map((x) => `${x.after}: ${x.rssMb.toFixed(0)} MB`).join(", ")}.`,
+    `- Leak check: settled RSS (median of 10 samples over 2 s, after 3 s idle) after each count of scrapes (automatic choice, cycling over ${r.leak.pages.length} JavaScript pages; the first ${r.leak.at} one at a time, the rest ${r.meta.leakLanes === 1 ? "one at a time too" : `${r.meta.leakLanes} at a time`}; ${r.leak.failures} failed; ${r.leak.seconds.toFixed(0)} s): ${r.leak.readings.map((x) => `${x.after}: ${x.rssMb.toFixed(0)} MB`).join(", ")}.`,
     "",
     "## Crash: Chromium SIGKILLed mid-request",
     "",

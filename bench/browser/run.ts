@@ -6,16 +6,19 @@
  * 1. Content: the share of pages whose sentences come back with the fetch engine alone (a second
  *    server with `STRATA_BROWSER=off`), with the browser forced (`waitFor: 1`), and through the
  *    automatic choice (no options), next to the bare loop.
- * 2. Latency and throughput through /v2/scrape on the JavaScript pages at 1, 4 and 8 concurrent
- *    requests (automatic choice), each run against the bare loop at the same concurrency.
- * 3. Peak RSS of the server's process tree (Chromium included), sampled every 100 ms.
- * 4. Leak: settled RSS after 50 sequential scrapes and after 500.
- * 5. Crash: Chromium SIGKILLed while a render is in flight; the answer, /health throughout, and
+ * 2. Crash: Chromium SIGKILLed while a render is in flight; the answer, /health throughout, and
  *    the next scrape.
- * Every scrape URL carries a fresh query string, so no answer comes from the cache.
+ * 3. Latency and throughput through /v2/scrape on the JavaScript pages at 1, 4 and 8 concurrent
+ *    requests (automatic choice), each run against the bare loop at the same concurrency. The
+ *    first run comes before the leak check, the others after it.
+ * 4. Leak: settled RSS after 50 sequential scrapes and after 500 (one at a time unless
+ *    `--leak-lanes` says otherwise).
+ * Peak RSS of the server's process tree (Chromium included) is sampled every 100 ms throughout.
+ * Every scrape URL carries a fresh query string, so no answer comes from the cache. The results
+ * are written after every phase, so a run cut short still leaves its figures.
  *
  *   node_modules/.bin/node -C @strata/source bench/browser/run.ts [--quick] [--runs N] [--leak-to N] [--out BASE]
- *     [--only page,page] [--content-only]
+ *     [--leak-lanes N] [--only page,page] [--content-only]
  */
 import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     runs: { type: "string" },
     "leak-to": { type: "string" },
     "content-only": { type: "boolean", default: false },
+    "leak-lanes": { type: "string" },
     only: { type: "string" },
     out: { type: "string" }
   }
@@ -44,6 +48,7 @@ const contentOnly = args["content-only"]
 const runs = contentOnly ? 0 : Number(args.runs ?? (quick ? 1 : 3))
 const leakAt = quick ? 10 : 50
 const leakTo = contentOnly ? 0 : Number(args["leak-to"] ?? (quick ? 40 : 500))
+const leakLanes = Number(args["leak-lanes"] ?? 1)
 const levels = [1, 4, 8]
 const chromiumPath = process.env.STRATA_CHROMIUM_PATH ?? "/usr/bin/chromium"
 const outBase = args.out ?? (quick ? join(tmpdir(), "strata-browser-quick") : join(repoRoot, "bench/results/browser"))
@@ -73,6 +78,8 @@ const loadAverages: Array<{ at: string; load: Array<number> }> = []
 const noteLoad = (at: string) => loadAverages.push({ at, load: loadavg().map((x) => Number(x.toFixed(2))) })
 noteLoad("start")
 const runStarted = performance.now()
+/** The phases finished, in order. */
+const done: Array<string> = []
 
 // ---- 1a. the fetch engine alone -------------------------------------------------------------
 
@@ -88,7 +95,7 @@ const contentPass = async (baseUrl: string, mode: Mode) => {
   }
 }
 
-const contentPasses = quick ? 1 : 2
+const contentPasses = 1
 {
   const fetchOnly = new ServerProcess({ logFile: `${outBase}.fetch-server.log`, env: { STRATA_BROWSER: "off" } })
   writeFileSync(`${outBase}.fetch-server.log`, "")
@@ -116,6 +123,50 @@ log(`server on ${server.baseUrl}, RSS before Chromium ${(idleBeforeBrowser / MB)
 const bare = await launchBare(chromiumPath)
 const chromiumVersion = bare.version()
 
+// ---- what the phases record ---------------------------------------------------------------------
+
+interface LatencyRun { system: "strata" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; perPage: Record<string, number> }
+const latency: Array<LatencyRun> = []
+interface CrashTrial { mode: Mode; killed: number; answer: { status: number; ms: number; engine: string | undefined; error: string }; longestHealthGapMs: number; healthFailures: number; next: { status: number; engine: string | undefined; found: number; of: number; ms: number; error: string } }
+const crashes: Array<CrashTrial> = []
+const leakPages = jsPages.filter((p) => !/^timeout-|slow-api|interval|chained/.test(p.name))
+let leakFailures = 0
+let leakSeconds = 0
+const leakReadings: Array<{ after: number; rssMb: number }> = []
+
+/** Results so far: written after every phase, so a run cut short still leaves its figures. */
+const save = () => {
+  const r = results()
+  writeFileSync(`${outBase}.json`, `${JSON.stringify(r, null, 1)}\n`)
+  writeFileSync(`${outBase}.md`, reportMarkdown(r))
+}
+const results = (): Results => ({
+  meta: {
+    date: new Date().toISOString(),
+    quick,
+    runs,
+    contentPasses,
+    pages: pages.length,
+    jsPages: jsPages.length,
+    node: process.version,
+    chromium: chromiumVersion,
+    cores: availableParallelism(),
+    memoryGb: totalmem() / 2 ** 30,
+    loadAverages,
+    seconds: (performance.now() - runStarted) / 1000,
+    leakLanes,
+    commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim()
+  },
+  pages: pages.map((p) => ({ name: p.name, kind: p.kind, js: p.js, path: p.path, sentences: p.sentences.length, beyond: p.beyond.length })),
+  content,
+  latency,
+  rss: { beforeBrowserMb: idleBeforeBrowser / MB, peakMb: peakRss / MB, peakBareMb: peakBareRss / MB },
+  leak: { at: leakAt, to: leakTo, readings: leakReadings, failures: leakFailures, seconds: leakSeconds, pages: leakPages.map((p) => p.name) },
+  crashes,
+  server: { alive: server.alive(), starts: server.starts },
+  done
+})
+
 // ---- 1b. forced browser, automatic choice, bare loop --------------------------------------------
 
 for (let pass = 0; pass < contentPasses; pass++) {
@@ -130,72 +181,11 @@ for (let pass = 0; pass < contentPasses; pass++) {
   log(`content pass ${pass + 1}/${contentPasses} done`)
 }
 noteLoad("after content")
+done.push("content")
+save()
 
-// ---- 2. latency and throughput ------------------------------------------------------------------
 
-interface LatencyRun { system: "strata" | "strata-forced" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; perPage: Record<string, number> }
-const latency: Array<LatencyRun> = []
-const measure = async (system: LatencyRun["system"], concurrency: number, run: number) => {
-  const times: Array<number> = []
-  const perPage: Record<string, number> = {}
-  let failures = 0
-  const wall = await pool(jsPages, concurrency, async (page) => {
-    if (system === "strata" || system === "strata-forced") {
-      const answer = await scrape(server.baseUrl, system === "strata" ? { url: urlOf(page) } : { url: urlOf(page), waitFor: 1 })
-      if (answer.status !== 200 || found(words(answer.markdown), page.sentences) < page.sentences.length) failures++
-      times.push(answer.ms)
-      perPage[page.name] = answer.ms
-    } else {
-      const answer = await bareScrape(bare, urlOf(page), page.sentences, system === "bare-simple" ? "simple" : "content")
-      if (answer.error !== "" || answer.found < page.sentences.length) failures++
-      times.push(answer.ms)
-      perPage[page.name] = answer.ms
-    }
-  })
-  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, perPage })
-}
-for (let run = 0; run < runs; run++) {
-  for (const concurrency of levels) {
-    // Alternated so that a change in the machine's load falls on both sides.
-    await measure("strata", concurrency, run)
-    await measure("bare-simple", concurrency, run)
-    await measure("bare-content", concurrency, run)
-    if (concurrency === 1) await measure("strata-forced", concurrency, run)
-    log(`latency run ${run + 1}/${runs} at ${concurrency}: ${latency.slice(concurrency === 1 ? -4 : -3).map((l) => `${l.system} p50 ${l.p50.toFixed(0)} ms ${l.pagesPerSecond.toFixed(2)}/s`).join("; ")}`)
-  }
-}
-noteLoad("after latency")
-await bare.close()
-
-// ---- 4. leak: settled RSS after 50 and after 500 sequential scrapes -----------------------------
-
-/** RSS once the server has been idle: the median of 10 samples over 2 s, after 3 s of quiet. */
-const settledRss = async (): Promise<number> => {
-  await sleep(3000)
-  const samples: Array<number> = []
-  for (let i = 0; i < 10; i++) {
-    samples.push(treeRss(server.pid))
-    await sleep(200)
-  }
-  return median(samples)
-}
-const leakPages = jsPages.filter((p) => !/^timeout-|slow-api|interval|chained/.test(p.name))
-let leakFailures = 0
-const leakReadings: Array<{ after: number; rssMb: number }> = []
-const leakStarted = performance.now()
-for (let n = 1; n <= leakTo; n++) {
-  const page = leakPages[(n - 1) % leakPages.length]
-  const answer = await scrape(server.baseUrl, { url: urlOf(page) })
-  if (answer.status !== 200) leakFailures++
-  if (n === leakAt || n === leakTo || (n % 100 === 0 && !quick)) {
-    leakReadings.push({ after: n, rssMb: (await settledRss()) / MB })
-    log(`leak: ${n} scrapes, settled RSS ${leakReadings.at(-1)?.rssMb.toFixed(0)} MB`)
-  }
-}
-const leakSeconds = (performance.now() - leakStarted) / 1000
-noteLoad("after leak")
-
-// ---- 5. crash: Chromium SIGKILLed mid-request ------------------------------------------------------
+// ---- 2. crash: Chromium SIGKILLed mid-request ------------------------------------------------------
 
 const chromiumPids = (): Array<number> =>
   processTree(server.pid).filter((p) => {
@@ -206,8 +196,6 @@ const chromiumPids = (): Array<number> =>
     }
   })
 
-interface CrashTrial { mode: Mode; killed: number; answer: { status: number; ms: number; engine: string | undefined; error: string }; longestHealthGapMs: number; healthFailures: number; next: { status: number; engine: string | undefined; found: number; of: number; ms: number; error: string } }
-const crashes: Array<CrashTrial> = []
 const nextPage = jsPages.find((p) => p.name === "react-like-root") ?? jsPages[0]
 const crashModes: ReadonlyArray<Mode> = contentOnly ? [] : quick ? ["forced"] : ["forced", "forced", "forced", "auto"]
 for (const mode of crashModes) {
@@ -251,40 +239,88 @@ for (const mode of crashModes) {
     healthFailures,
     next: { status: next.status, engine: next.engine, found: found(words(next.markdown), nextPage.sentences), of: nextPage.sentences.length, ms: next.ms, error: next.error }
   })
+  save()
   log(`crash (${mode}): killed ${pids.length}, answer ${answer.status} ${answer.error.slice(0, 100)} in ${answer.ms.toFixed(0)} ms; next ${next.status} ${next.engine}`)
 }
+done.push("crash")
+
+// ---- 3. latency and throughput: the first run here, the others after the leak check ---------------
+
+const measure = async (system: LatencyRun["system"], concurrency: number, run: number) => {
+  const times: Array<number> = []
+  const perPage: Record<string, number> = {}
+  let failures = 0
+  const wall = await pool(jsPages, concurrency, async (page) => {
+    if (system === "strata") {
+      const answer = await scrape(server.baseUrl, { url: urlOf(page) })
+      if (answer.status !== 200 || found(words(answer.markdown), page.sentences) < page.sentences.length) failures++
+      times.push(answer.ms)
+      perPage[page.name] = answer.ms
+    } else {
+      const answer = await bareScrape(bare, urlOf(page), page.sentences, system.slice("bare-".length) as BareVariant)
+      if (answer.error !== "" || answer.found < page.sentences.length) failures++
+      times.push(answer.ms)
+      perPage[page.name] = answer.ms
+    }
+  })
+  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, perPage })
+}
+/** One latency run: every level, Strata and the bare loop alternating so that a change in the machine's load falls on both. */
+const latencyRun = async (run: number) => {
+  for (const concurrency of levels) {
+    await measure("strata", concurrency, run)
+    await measure("bare-simple", concurrency, run)
+    await measure("bare-content", concurrency, run)
+    // Playwright's own generic wait, at 1 only: it shows what a wait that does not know the answer costs.
+    if (concurrency === 1) await measure("bare-idle", concurrency, run)
+    save()
+    log(`latency run ${run + 1}/${runs} at ${concurrency}: ${latency.slice(concurrency === 1 ? -4 : -3).map((l) => `${l.system} p50 ${l.p50.toFixed(0)} ms ${l.pagesPerSecond.toFixed(2)}/s`).join("; ")}`)
+  }
+}
+// The first latency run before the leak check, the others after: a run cut short still has one.
+if (runs > 0) await latencyRun(0)
+
+// ---- 4. leak: settled RSS after 50 and after 500 scrapes -----------------------------------------
+
+/** RSS once the server has been idle: the median of 10 samples over 2 s, after 3 s of quiet. */
+const settledRss = async (): Promise<number> => {
+  await sleep(3000)
+  const samples: Array<number> = []
+  for (let i = 0; i < 10; i++) {
+    samples.push(treeRss(server.pid))
+    await sleep(200)
+  }
+  return median(samples)
+}
+const leakStarted = performance.now()
+let leakDone = 0
+const leakMarks = [...new Set([leakAt, ...(quick ? [] : [100, 200, 300, 400]), leakTo])].filter((n) => n > 0 && n <= leakTo).sort((a, b) => a - b)
+for (const mark of leakMarks) {
+  // The first 50 one at a time; after that `--leak-lanes` at a time (1 unless asked).
+  const batch = Array.from({ length: mark - leakDone }, (_, k) => leakPages[(leakDone + k) % leakPages.length])
+  await pool(batch, leakDone === 0 ? 1 : leakLanes, async (page) => {
+    const answer = await scrape(server.baseUrl, { url: urlOf(page) })
+    if (answer.status !== 200) leakFailures++
+  })
+  leakDone = mark
+  leakReadings.push({ after: mark, rssMb: (await settledRss()) / MB })
+  leakSeconds = (performance.now() - leakStarted) / 1000
+  log(`leak: ${mark} scrapes, settled RSS ${leakReadings.at(-1)?.rssMb.toFixed(0)} MB`)
+  save()
+}
+noteLoad("after leak")
+done.push("leak")
+
+for (let run = 1; run < runs; run++) await latencyRun(run)
+noteLoad("after latency")
+done.push("latency")
+
 noteLoad("end")
 clearInterval(sampler)
-const serverAlive = server.alive()
-const serverStarts = server.starts
+done.push("end")
+save()
+await bare.close()
 await server.stop()
 await fixtures.close()
-
-const results: Results = {
-  meta: {
-    date: new Date().toISOString(),
-    quick,
-    runs,
-    contentPasses,
-    pages: pages.length,
-    jsPages: jsPages.length,
-    node: process.version,
-    chromium: chromiumVersion,
-    cores: availableParallelism(),
-    memoryGb: totalmem() / 2 ** 30,
-    loadAverages,
-    seconds: (performance.now() - runStarted) / 1000,
-    commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim()
-  },
-  pages: pages.map((p) => ({ name: p.name, kind: p.kind, js: p.js, path: p.path, sentences: p.sentences.length, beyond: p.beyond.length })),
-  content,
-  latency,
-  rss: { beforeBrowserMb: idleBeforeBrowser / MB, peakMb: peakRss / MB, peakBareMb: peakBareRss / MB },
-  leak: { at: leakAt, to: leakTo, readings: leakReadings, failures: leakFailures, seconds: leakSeconds, pages: leakPages.map((p) => p.name) },
-  crashes,
-  server: { alive: serverAlive, starts: serverStarts }
-}
-writeFileSync(`${outBase}.json`, `${JSON.stringify(results, null, 1)}\n`)
-writeFileSync(`${outBase}.md`, reportMarkdown(results))
-log(`wrote ${outBase}.md and .json in ${results.meta.seconds.toFixed(0)} s`)
+log(`wrote ${outBase}.md and .json in ${((performance.now() - runStarted) / 1000).toFixed(0)} s`)
 process.exit(0)

@@ -71,3 +71,4 @@ export {
   cacheVariant,
   normalizeCacheUrl
 } from "./store/CacheRules.ts"
+export { canonicalJson, chargeIdFor, paramsHash } from "./store/Idempotency.ts"

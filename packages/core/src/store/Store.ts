@@ -198,8 +198,9 @@ export class Store extends Context.Service<Store, {
 
   // Concurrency slots, shared by every process on the database
   /**
-   * Takes a slot when fewer than `limit` of the team's requests run and none queued before this
-   * one is still waiting for it (first in, first out); otherwise queues it or keeps its place.
+   * Takes a slot when fewer than `limit` of the team's requests run and fewer requests queued
+   * before this one than there are free slots (first in, first out); otherwise queues it, or keeps
+   * its place when it asks again.
    */
   readonly acquireSlot: (claim: SlotClaim) => Effect.Effect<SlotState, StoreError>
   /** Extends a held slot (a heartbeat); false when it expired or was released. */

@@ -31,6 +31,8 @@ export interface ScrapeAnswer {
   readonly ms: number
   readonly markdown: string
   readonly engine: string | undefined
+  /** `data.warning`, when the answer has one. */
+  readonly warning: string | undefined
   /** The error code and message of a failed scrape; empty on success. */
   readonly error: string
 }
@@ -47,21 +49,22 @@ export const scrape = async (baseUrl: string, body: Record<string, unknown>, sig
     })
     const text = await response.text()
     const ms = performance.now() - started
-    let json: { data?: { markdown?: string; metadata?: { engine?: string } }; code?: string; error?: string } = {}
+    let json: { data?: { markdown?: string; warning?: string; metadata?: { engine?: string } }; code?: string; error?: string } = {}
     try {
       json = JSON.parse(text)
     } catch {
-      return { status: response.status, ms, markdown: "", engine: undefined, error: `not JSON: ${text.slice(0, 120)}` }
+      return { status: response.status, ms, markdown: "", engine: undefined, warning: undefined, error: `not JSON: ${text.slice(0, 120)}` }
     }
     return {
       status: response.status,
       ms,
       markdown: json.data?.markdown ?? "",
       engine: json.data?.metadata?.engine,
+      warning: json.data?.warning,
       error: response.ok ? "" : `${json.code ?? "?"}: ${json.error ?? ""}`.slice(0, 300)
     }
   } catch (error) {
-    return { status: 0, ms: performance.now() - started, markdown: "", engine: undefined, error: `no answer: ${error instanceof Error ? error.message : String(error)}` }
+    return { status: 0, ms: performance.now() - started, markdown: "", engine: undefined, warning: undefined, error: `no answer: ${error instanceof Error ? error.message : String(error)}` }
   }
 }
 

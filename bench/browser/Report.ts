@@ -22,10 +22,10 @@ export interface Results {
   }
   readonly pages: ReadonlyArray<{ readonly name: string; readonly kind: string; readonly js: boolean; readonly path: string; readonly sentences: number; readonly beyond: number }>
   readonly content: ReadonlyArray<{ readonly page: string; readonly mode: string; readonly found: number; readonly of: number; readonly beyond: number; readonly engine?: string | undefined; readonly status?: number; readonly ms: number; readonly error: string }>
-  readonly latency: ReadonlyArray<{ readonly system: string; readonly concurrency: number; readonly run: number; readonly p50: number; readonly p95: number; readonly pagesPerSecond: number; readonly totalMs: number; readonly sumMs: number; readonly failures: number; readonly perPage: Readonly<Record<string, number>> }>
+  readonly latency: ReadonlyArray<{ readonly system: string; readonly concurrency: number; readonly run: number; readonly p50: number; readonly p95: number; readonly pagesPerSecond: number; readonly totalMs: number; readonly sumMs: number; readonly failures: number; readonly perPage: Readonly<Record<string, number>>; readonly cpu: { readonly node: number; readonly chromium: number } }>
   readonly rss: { readonly beforeBrowserMb: number; readonly peakMb: number; readonly peakBareMb: number }
   readonly leak: { readonly at: number; readonly to: number; readonly readings: ReadonlyArray<{ readonly after: number; readonly rssMb: number }>; readonly failures: number; readonly seconds: number; readonly pages: ReadonlyArray<string> }
-  readonly crashes: ReadonlyArray<{ readonly mode: string; readonly killed: number; readonly answer: { readonly status: number; readonly ms: number; readonly engine: string | undefined; readonly error: string }; readonly longestHealthGapMs: number; readonly healthFailures: number; readonly next: { readonly status: number; readonly engine: string | undefined; readonly found: number; readonly of: number; readonly ms: number; readonly error: string } }>
+  readonly crashes: ReadonlyArray<{ readonly mode: string; readonly killed: number; readonly answer: { readonly status: number; readonly ms: number; readonly engine: string | undefined; readonly error: string; readonly warning?: string | undefined }; readonly longestHealthGapMs: number; readonly healthFailures: number; readonly next: { readonly status: number; readonly engine: string | undefined; readonly found: number; readonly of: number; readonly ms: number; readonly error: string } }>
   readonly server: { readonly alive: boolean; readonly starts: number }
   /** The phases finished, in order ("end" once the run is complete). */
   readonly done: ReadonlyArray<string>
@@ -155,6 +155,18 @@ export const reportMarkdown = (r: Results): string => {
     "",
     "At 1 request at a time the ratio is summed latency; at 4 and 8 it is throughput (bare pages/s over Strata's).",
     "",
+    "CPU per page (user + system, median of runs): the machine has few cores, so at 4 and 8 at once throughput is bound by CPU. Strata's is the server's tree: its Node processes (the server: HTTP, fetch, SSRF proxy, markdown; the reader process) and Chromium; the bare loop's is the bench process (Playwright's client, and the fixture server both share) and its Chromium.",
+    "",
+    "| concurrency | system | Node CPU per page | Chromium CPU per page | total |",
+    "| ---: | --- | ---: | ---: | ---: |",
+    ...[1, 4, 8].flatMap((c) => ["strata", "bare-simple", "bare-content", "bare-idle"].flatMap((system) => {
+      const runs = lat(system, c)
+      if (runs.length === 0) return []
+      const node = med(runs.map((l) => l.cpu.node / r.meta.jsPages)) * 1000
+      const chromium = med(runs.map((l) => l.cpu.chromium / r.meta.jsPages)) * 1000
+      return [`| ${c} | ${system === "strata" ? "Strata (automatic)" : modeTitle[system as "bare-simple"]} | ${ms(node)} | ${ms(chromium)} | ${ms(node + chromium)} |`]
+    })),
+    "",
     "### Where the time goes (1 request at a time, median per page)",
     "",
     "\"automatic\" and the two bare columns are the latency runs' medians; \"forced\" (the browser asked for by `waitFor: 1`, no fetch first) and \"fetch only\" (the fetch engine's whole scrape, on the other server) come from the content pass, one request each. automatic − forced is the cost of fetching first and finding the page needs JavaScript; forced − bare (waits for the text) is the smart wait (network quiet 500 ms and DOM unchanged 300 ms, bounded at 6 s), the SSRF proxy, the context setup and the markdown. Playwright's own \"networkidle\" (no request for 500 ms) is the bare loop with a generic wait of the same kind: the part of the overhead any wait that does not know the answer pays.",
@@ -186,7 +198,7 @@ export const reportMarkdown = (r: Results): string => {
     "",
     "| request in flight | processes killed | its answer | longest /health gap | /health failures | next scrape |",
     "| --- | ---: | --- | ---: | ---: | --- |",
-    ...r.crashes.map((c) => `| ${c.mode === "forced" ? "browser forced (`waitFor: 1`)" : "automatic choice"} | ${c.killed} | ${c.answer.status} ${c.answer.engine === undefined ? "" : `(engine ${c.answer.engine}) `}${cell(c.answer.error)} in ${ms(c.answer.ms)} | ${ms(c.longestHealthGapMs)} | ${c.healthFailures} | ${c.next.status} ${c.next.engine ?? ""}, ${c.next.found}/${c.next.of} sentences, ${ms(c.next.ms)}${c.next.error === "" ? "" : ` ${cell(c.next.error)}`} |`),
+    ...r.crashes.map((c) => `| ${c.mode === "forced" ? "browser forced (`waitFor: 1`)" : "automatic choice"} | ${c.killed} | ${c.answer.status} ${c.answer.engine === undefined ? "" : `(engine ${c.answer.engine}) `}${cell(c.answer.error)}${c.answer.warning === undefined ? (c.answer.status === 200 ? "no warning" : "") : `warning: ${cell(c.answer.warning)}`} in ${ms(c.answer.ms)} | ${ms(c.longestHealthGapMs)} | ${c.healthFailures} | ${c.next.status} ${c.next.engine ?? ""}, ${c.next.found}/${c.next.of} sentences, ${ms(c.next.ms)}${c.next.error === "" ? "" : ` ${cell(c.next.error)}`} |`),
     "",
     `Server starts in the whole run: ${r.server.starts} (1 means it never died); alive at the end: ${r.server.alive ? "yes" : "**no**"}.`,
     ""

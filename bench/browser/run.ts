@@ -125,9 +125,9 @@ const chromiumVersion = bare.version()
 
 // ---- what the phases record ---------------------------------------------------------------------
 
-interface LatencyRun { system: "strata" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; perPage: Record<string, number> }
+interface LatencyRun { system: "strata" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; perPage: Record<string, number>; cpu: Cpu }
 const latency: Array<LatencyRun> = []
-interface CrashTrial { mode: Mode; killed: number; answer: { status: number; ms: number; engine: string | undefined; error: string }; longestHealthGapMs: number; healthFailures: number; next: { status: number; engine: string | undefined; found: number; of: number; ms: number; error: string } }
+interface CrashTrial { mode: Mode; killed: number; answer: { status: number; ms: number; engine: string | undefined; error: string; warning: string | undefined }; longestHealthGapMs: number; healthFailures: number; next: { status: number; engine: string | undefined; found: number; of: number; ms: number; error: string } }
 const crashes: Array<CrashTrial> = []
 const leakPages = jsPages.filter((p) => !/^timeout-|slow-api|interval|chained/.test(p.name))
 let leakFailures = 0
@@ -197,7 +197,7 @@ const chromiumPids = (): Array<number> =>
   })
 
 const nextPage = jsPages.find((p) => p.name === "react-like-root") ?? jsPages[0]
-const crashModes: ReadonlyArray<Mode> = contentOnly ? [] : quick ? ["forced"] : ["forced", "forced", "forced", "auto"]
+const crashModes: ReadonlyArray<Mode> = contentOnly ? [] : quick ? ["forced", "auto"] : ["forced", "forced", "forced", "auto"]
 for (const mode of crashModes) {
   // The browser must be up before the kill: a render first.
   await scrape(server.baseUrl, { url: urlOf(nextPage) })
@@ -234,7 +234,7 @@ for (const mode of crashModes) {
   crashes.push({
     mode,
     killed: pids.length,
-    answer: { status: answer.status, ms: answer.ms, engine: answer.engine, error: answer.error },
+    answer: { status: answer.status, ms: answer.ms, engine: answer.engine, error: answer.error, warning: answer.warning },
     longestHealthGapMs: longestGap,
     healthFailures,
     next: { status: next.status, engine: next.engine, found: found(words(next.markdown), nextPage.sentences), of: nextPage.sentences.length, ms: next.ms, error: next.error }
@@ -246,7 +246,31 @@ done.push("crash")
 
 // ---- 3. latency and throughput: the first run here, the others after the leak check ---------------
 
+/** CPU seconds of a process tree, Node processes and Chromium's apart (exited children count once their parent has reaped them). */
+interface Cpu { node: number; chromium: number }
+const ticks = 100
+const cpuOf = (root: number): Cpu => {
+  const cpu: Cpu = { node: 0, chromium: 0 }
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the name.
+      const seconds = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticks
+      if (/chrom/i.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) cpu.chromium += seconds
+      else cpu.node += seconds
+    } catch {
+      // gone
+    }
+  }
+  return cpu
+}
+const cpuSince = (before: Cpu, after: Cpu): Cpu => ({ node: after.node - before.node, chromium: after.chromium - before.chromium })
+
 const measure = async (system: LatencyRun["system"], concurrency: number, run: number) => {
+  // Strata's CPU is the server tree's; the bare loop's is this process's (Playwright's client) and its Chromium's.
+  const root = system === "strata" ? server.pid : process.pid
+  const cpuBefore = cpuOf(root)
   const times: Array<number> = []
   const perPage: Record<string, number> = {}
   let failures = 0
@@ -263,7 +287,8 @@ const measure = async (system: LatencyRun["system"], concurrency: number, run: n
       perPage[page.name] = answer.ms
     }
   })
-  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, perPage })
+  const cpu = cpuSince(cpuBefore, cpuOf(root))
+  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, perPage, cpu })
 }
 /** One latency run: every level, Strata and the bare loop alternating so that a change in the machine's load falls on both. */
 const latencyRun = async (run: number) => {

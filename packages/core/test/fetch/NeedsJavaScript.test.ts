@@ -12,6 +12,21 @@ describe("needsJavaScript", () => {
     expect(needsJavaScript(page(`<p>Loading…</p><script>document.body.innerHTML = "<p>hi</p>"</script>`))).toBe("empty-shell")
   })
 
+  it("menus, a sidebar and a footer around nothing are an empty shell, however long they are", () => {
+    const menus = `<header><nav>${"<a href=\"/x\">Products and solutions overview</a> ".repeat(60)}</nav></header>`
+    const footer = `<footer>${"Terms, privacy, cookies, sitemap. ".repeat(20)}</footer><aside>${"Subscribe to the newsletter. ".repeat(10)}</aside>`
+    expect(needsJavaScript(page(`${menus}<div class="article-body"></div>${footer}${bundle}`))).toBe("empty-shell")
+    // A product page: its name and price served, its description written by script.
+    expect(needsJavaScript(page(`${menus}<div class="product"><h1>Kettle</h1><p>49 euros</p><div id="description"></div></div>${footer}${bundle}`))).toBe("empty-shell")
+  })
+
+  it("an article's own header and footer are its text, not navigation", () => {
+    const article = `<article><header><h1>Tide pools</h1><p>${prose(400)}</p></header><footer>${prose(100)}</footer></article>`
+    expect(needsJavaScript(page(`<nav>${"Home About ".repeat(30)}</nav>${article}${bundle}`))).toBeUndefined()
+    // role="navigation" counts as navigation too; the page's text next to it is the content.
+    expect(needsJavaScript(page(`<div role="navigation">${"Home About ".repeat(60)}</div><div>${prose(600)}</div>${bundle}`))).toBeUndefined()
+  })
+
   it("an empty framework root on a page with a little server text is a framework root", () => {
     const chrome = `<header><nav>${"Home About Pricing Docs Blog Careers Contact ".repeat(8)}</nav></header>`
     for (const root of [`<div id="root"></div>`, `<div id="__next"></div>`, `<div id="app"></div>`, `<div ng-app="shop"></div>`, `<app-root></app-root>`]) {

@@ -125,7 +125,7 @@ const chromiumVersion = bare.version()
 
 // ---- what the phases record ---------------------------------------------------------------------
 
-interface LatencyRun { system: "strata" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; perPage: Record<string, number>; cpu: Cpu }
+interface LatencyRun { system: "strata" | `bare-${BareVariant}`; concurrency: number; run: number; p50: number; p95: number; pagesPerSecond: number; totalMs: number; sumMs: number; failures: number; missed: Array<string>; perPage: Record<string, number>; cpu: Cpu }
 const latency: Array<LatencyRun> = []
 interface CrashTrial { mode: Mode; killed: number; answer: { status: number; ms: number; engine: string | undefined; error: string; warning: string | undefined }; longestHealthGapMs: number; healthFailures: number; next: { status: number; engine: string | undefined; found: number; of: number; ms: number; error: string } }
 const crashes: Array<CrashTrial> = []
@@ -273,22 +273,29 @@ const measure = async (system: LatencyRun["system"], concurrency: number, run: n
   const cpuBefore = cpuOf(root)
   const times: Array<number> = []
   const perPage: Record<string, number> = {}
+  const missed: Array<string> = []
   let failures = 0
   const wall = await pool(jsPages, concurrency, async (page) => {
     if (system === "strata") {
       const answer = await scrape(server.baseUrl, { url: urlOf(page) })
-      if (answer.status !== 200 || found(words(answer.markdown), page.sentences) < page.sentences.length) failures++
+      if (answer.status !== 200 || found(words(answer.markdown), page.sentences) < page.sentences.length) {
+        failures++
+        missed.push(page.name)
+      }
       times.push(answer.ms)
       perPage[page.name] = answer.ms
     } else {
       const answer = await bareScrape(bare, urlOf(page), page.sentences, system.slice("bare-".length) as BareVariant)
-      if (answer.error !== "" || answer.found < page.sentences.length) failures++
+      if (answer.error !== "" || answer.found < page.sentences.length) {
+        failures++
+        missed.push(page.name)
+      }
       times.push(answer.ms)
       perPage[page.name] = answer.ms
     }
   })
   const cpu = cpuSince(cpuBefore, cpuOf(root))
-  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, perPage, cpu })
+  latency.push({ system, concurrency, run, p50: quantile(times, 0.5), p95: quantile(times, 0.95), pagesPerSecond: jsPages.length / (wall / 1000), totalMs: wall, sumMs: times.reduce((a, b) => a + b, 0), failures, missed, perPage, cpu })
 }
 /** One latency run: every level, Strata and the bare loop alternating so that a change in the machine's load falls on both. */
 const latencyRun = async (run: number) => {

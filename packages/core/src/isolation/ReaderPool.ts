@@ -58,6 +58,15 @@ const SPAWN_TIMEOUT_MS = 30_000
 const WATCH_MS = 200
 /** Resident memory past which a process is replaced once its document is done. */
 const RECYCLE_MB = 384
+/**
+ * An idle process still above this a moment after its document (it collects once it is done) is
+ * stopped, and the next document gets a fresh one. A reader that read a 10,000-page PDF kept
+ * 295 MB after its collection, 120 MB over a fresh one, for as long as it stayed up: what the
+ * heap gives back, glibc's arenas and V8's pages do not all return (bench/results/reliability.md).
+ */
+const TRIM_ABOVE_MB = 256
+/** How long after its document an idle process's memory is judged (its collection runs first). */
+const TRIM_CHECK_MS = 2000
 /** Documents one process reads before it is replaced (fragmentation and caches build up). */
 const MAX_JOBS = 200
 
@@ -73,6 +82,7 @@ interface ReaderProcess {
   jobs: number
   /** Stops the process when it stays idle (effect's Pool reclaims idle items only when asked for one). */
   idleTimer: ReturnType<typeof setTimeout> | undefined
+  trimTimer: ReturnType<typeof setTimeout> | undefined
 }
 
 /** Resident memory of a process in MB, from /proc (undefined where there is none). */
@@ -149,7 +159,8 @@ const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess,
       dead: false,
       killedFor: undefined,
       jobs: 0,
-      idleTimer: undefined
+      idleTimer: undefined,
+      trimTimer: undefined
     }
     let ready = false
     const timer = setTimeout(() => {
@@ -229,6 +240,7 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
   const memoryMb = options.memoryMb
   /** A process that grew past this (a fresh one with pdf.js loaded is about 150-200 MB) is replaced after its document. */
   const recycleMb = Math.min(RECYCLE_MB, Math.floor(memoryMb / 2))
+  const trimAboveMb = Math.min(TRIM_ABOVE_MB, recycleMb)
   const size = Math.max(1, options.size)
   const pool = yield* Pool.makeWithTTL({
     acquire: Effect.acquireRelease(spawnReader(options.entry, memoryMb), (proc) => Effect.sync(() => kill(proc, "shutdown"))),
@@ -252,6 +264,16 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
       runInPool(Pool.invalidate(pool, proc))
     }, idleMs)
     proc.idleTimer.unref()
+    clearTimeout(proc.trimTimer)
+    proc.trimTimer = setTimeout(() => {
+      proc.trimTimer = undefined
+      const rss = residentMb(proc.pid)
+      if (rss === undefined || rss <= trimAboveMb || proc.idleTimer === undefined) return
+      clearTimeout(proc.idleTimer)
+      proc.idleTimer = undefined
+      runInPool(Pool.invalidate(pool, proc))
+    }, TRIM_CHECK_MS)
+    proc.trimTimer.unref()
   }
 
   const ocrInfo = (): OcrInfo | undefined =>
@@ -357,6 +379,8 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
 
       clearTimeout(proc.idleTimer)
       proc.idleTimer = undefined
+      clearTimeout(proc.trimTimer)
+      proc.trimTimer = undefined
       busy(proc)
       const deadlineTimer = setTimeout(() => {
         if (!ended) kill(proc, "deadline")

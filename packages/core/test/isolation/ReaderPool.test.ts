@@ -192,6 +192,37 @@ describe("ReaderPool when idle", () => {
   })
 })
 
+describe("ReaderPool trimming", () => {
+  it("stops an idle process that kept too much memory after its document, and starts a fresh one", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const seen = await run(Effect.gen(function*() {
+      const before = children()
+      // 200 MB kept over a test reader's ~130 MB: past the 256 MB trim line, under the 384 MB recycle line checked at release.
+      const kept = yield* readAll("keep 200")
+      const after = children()
+      yield* Effect.sleep(4000)
+      const trimmed = children()
+      const next = yield* readAll("pages 1")
+      return { before, kept, after, trimmed, next }
+    }))
+    expect(seen.kept).toEqual(["kept 200 MB"])
+    expect(seen.after).toBe(seen.before + 1)
+    expect(seen.trimmed).toBe(seen.before)
+    expect(seen.next).toEqual(["page 1 of 1"])
+  })
+
+  it("keeps an idle process whose memory stayed small", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const seen = await run(Effect.gen(function*() {
+      const before = children()
+      yield* readAll("pages 3")
+      yield* Effect.sleep(3000)
+      return { before, idle: children() }
+    }))
+    expect(seen.idle).toBe(seen.before + 1)
+  })
+})
+
 describe("capPage", () => {
   const page: Page = { pageNumber: 3, status: "ok", width: null, height: null, blocks: [makeBlock("text", "abcde"), { ...makeBlock("text", "fghij"), text: "fghij" }] }
   it("keeps a page that fits, and cuts the block that crosses the budget", () => {

@@ -2,11 +2,15 @@
  * A reader process for the ReaderPool tests: one `csv` reader whose document text says what to do —
  * `pages N` (N pages), `crash` (the process dies by a signal), `hog` (allocates until the heap
  * cap), `spin` (never yields), `slow N` (N pages, 200 ms each), `ocr` (one page with what the
- * server's OCR engine read), `big N` (one page of N characters), `fail` (a typed error).
+ * server's OCR engine read), `big N` (one page of N characters), `fail` (a typed error), `keep N`
+ * (one page, and N MB kept resident for the process's life: memory a collection cannot return).
  */
 import { Effect, Stream } from "effect"
 import { Corrupt, DocumentError, DocumentReaders, encodedImage, makeBlock, serveReaders } from "@strata/core"
 import type { Page, Reader } from "@strata/core"
+
+/** What `keep` holds on to. */
+const kept: Array<Buffer> = []
 
 const page = (pageNumber: number, text: string): Page => ({
   pageNumber,
@@ -40,6 +44,11 @@ serveReaders((ocr) =>
           })
         case "fail":
           return Effect.fail(new DocumentError({ format: "csv", reason: new Corrupt({ message: "the test document is corrupt" }) }))
+        case "keep":
+          return Effect.sync(() => {
+            for (let i = 0; i < n; i++) kept.push(Buffer.alloc(2 ** 20, 1))
+            return { info, pages: Stream.make(page(1, `kept ${n} MB`)) }
+          })
         case "big":
           return Effect.succeed({ info, pages: Stream.make(page(1, "x".repeat(n))) })
         case "ocr":

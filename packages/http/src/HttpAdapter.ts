@@ -114,10 +114,13 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     const context: RequestContext = { requestId, keyId: undefined, logFields: {} }
     // In flight until the response is out; the supervisor logs the ones a crash cut short.
     const untrack = config.trackRequest({ requestId, method: request.method, path })
-    idle.started()
+    // A health check is not work: counted in flight, a probe every 100 ms kept the collector from
+    // ever finding the server quiet (bench/reliability's own probe did).
+    const work = path !== "/health"
+    if (work) idle.started()
     whenResponseCloses(request, () => {
       untrack()
-      idle.ended()
+      if (work) idle.ended()
     })
 
     let logged = false

@@ -4,6 +4,7 @@
  * enforces. `fromEnv` reads the documented environment variables so that `npm start`, the CLI and
  * the tests configure the server the same way.
  */
+import type { IdleCollectorOptions } from "./IdleCollector.ts"
 import type { FileStoreOptions } from "@strata/core"
 
 export interface ServerConfig {
@@ -40,6 +41,8 @@ export interface ServerConfig {
    * connection closed. A supervised server reports these to its supervisor (SupervisedChild.ts).
    */
   readonly trackRequest: RequestTracker
+  /** Tuning (and test hooks) for the collection run once the server is quiet (IdleCollector.ts). */
+  readonly idleCollector?: IdleCollectorOptions | undefined
 }
 
 /** Sees a request's id, method and path (never its query, headers or body); returns its `done`. */

@@ -14,5 +14,5 @@ export class ServerSettings extends Context.Service<ServerSettings, {
 }>()("@strata/http/ServerSettings") {
   static readonly layer = (config: ServerConfig) =>
     Layer.sync(ServerSettings, () =>
-      ServerSettings.of({ config, rateLimiter: makeRateLimiter(config.rateLimitPerMinute), idle: makeIdleCollector() }))
+      ServerSettings.of({ config, rateLimiter: makeRateLimiter(config.rateLimitPerMinute), idle: makeIdleCollector(config.idleCollector) }))
 }

@@ -49,18 +49,25 @@ export const processTree = (pid: number): Array<number> => {
   return out
 }
 
-/** VmRSS in bytes summed over the tree; 0 when the process is gone. */
-export const treeRss = (pid: number): number => {
-  let total = 0
-  for (const p of processTree(pid)) {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, "utf8"))
-      if (match !== null) total += Number(match[1]) * 1024
-    } catch {
-      // gone between listing and reading
-    }
+/** One process's VmRSS in bytes; 0 when it is gone. */
+const processRss = (pid: number): number => {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return match === null ? 0 : Number(match[1]) * 1024
+  } catch {
+    return 0 // gone between listing and reading
   }
-  return total
+}
+
+/** VmRSS in bytes summed over the tree; 0 when the process is gone. */
+export const treeRss = (pid: number): number => rssParts(pid).total
+
+/** The tree's RSS split: the server process itself, and its children (reader processes, Chromium). */
+export const rssParts = (pid: number): { readonly server: number; readonly children: number; readonly total: number } => {
+  const [root, ...rest] = processTree(pid)
+  const server = root === undefined ? 0 : processRss(root)
+  const children = rest.reduce((sum, p) => sum + processRss(p), 0)
+  return { server, children, total: server + children }
 }
 
 export interface ServerOptions {

@@ -17,7 +17,7 @@ import { parseArgs } from "node:util"
 import { generate, generators, type HostileInput, plainPdf, type Size, xlsx, docx } from "./Hostile.ts"
 import { judge, type Judged, leaksPasswd } from "./Outcome.ts"
 import { Probe } from "./Probe.ts"
-import { postParse, repoRoot, ServerProcess, sleep, treeRss } from "./ServerProcess.ts"
+import { postParse, repoRoot, rssParts, ServerProcess, sleep } from "./ServerProcess.ts"
 import { reportMarkdown, type CaseResult } from "./Report.ts"
 
 const { values: args } = parseArgs({
@@ -79,7 +79,7 @@ const ensureServer = async (notes: Array<string>): Promise<void> => {
   await server.start()
 }
 
-const runCase = async (input: HostileInput, idleRss: number): Promise<CaseResult> => {
+const runCase = async (input: HostileInput, idle: ReturnType<typeof rssParts>): Promise<CaseResult> => {
   const notes: Array<string> = []
   await ensureServer(notes)
   const probe = new Probe(server.baseUrl, () => server.pid)
@@ -123,8 +123,9 @@ const runCase = async (input: HostileInput, idleRss: number): Promise<CaseResult
   }
   // Settle: no requests but the probe's, then read RSS.
   if (server.alive()) await sleep(settleMs)
-  const settledRss = server.alive() ? treeRss(server.pid) : 0
-  const report = probe.stop()
+  const settled = server.alive() ? rssParts(server.pid) : { server: 0, children: 0, total: 0 }
+  const settledRss = settled.total
+  const report = await probe.stop()
   if (survived === "yes") {
     if (!server.alive()) {
       survived = "died"
@@ -162,7 +163,10 @@ const runCase = async (input: HostileInput, idleRss: number): Promise<CaseResult
     longestGapMs: report.longestGapMs,
     peakRssMb: report.peakRss / MB,
     settledRssMb: settledRss / MB,
-    settledMinusIdleMb: server.alive() || settledRss > 0 ? (settledRss - idleRss) / MB : undefined,
+    settledMinusIdleMb: server.alive() || settledRss > 0 ? (settledRss - idle.total) / MB : undefined,
+    settledSplitMb: server.alive() || settledRss > 0
+      ? { server: (settled.server - idle.server) / MB, children: (settled.children - idle.children) / MB }
+      : undefined,
     survived,
     notes: [...new Set(notes)]
   }
@@ -197,13 +201,14 @@ for (const generator of selected) {
 await server.start()
 await warmUp()
 await sleep(settleMs)
-const idleRss = treeRss(server.pid)
-process.stderr.write(`server up on ${server.baseUrl}, idle RSS ${(idleRss / MB).toFixed(0)} MB\n`)
+const idle = rssParts(server.pid)
+const idleRss = idle.total
+process.stderr.write(`server up on ${server.baseUrl}, idle RSS ${(idleRss / MB).toFixed(0)} MB (server ${(idle.server / MB).toFixed(0)}, children ${(idle.children / MB).toFixed(0)})\n`)
 
 const results: Array<CaseResult> = []
 for (const input of inputs) {
   process.stderr.write(`${input.name} (${(input.bytes.length / 1024).toFixed(0)} KB) ... `)
-  const result = await runCase(input, idleRss)
+  const result = await runCase(input, idle)
   results.push(result)
   process.stderr.write(`${result.answers.map((a) => a.label).join(", ")} in ${(result.slowestMs / 1000).toFixed(1)} s, gap ${result.longestGapMs.toFixed(0)} ms, peak ${result.peakRssMb.toFixed(0)} MB, ${result.survived}\n`)
 }
@@ -215,6 +220,7 @@ const meta = {
   root: args.root ?? repoRoot,
   size,
   idleRssMb: idleRss / MB,
+  idleSplitMb: { server: idle.server / MB, children: idle.children / MB },
   serverStarts: server.starts,
   seconds: (performance.now() - runStarted) / 1000,
   wallExtraMs,

@@ -140,7 +140,8 @@ const ownKeys = Effect.fnUntraced(function*(config: Pick<ServerConfig, "apiKeys"
   return { keys, file }
 })
 
-const storeFailed = (error: StoreError | Config.ConfigError) =>
+/** A store that cannot be opened or asked at start, as the server's start-up error. */
+export const storeFailed = (error: StoreError | Config.ConfigError) =>
   new ApiKeyStoreError({ file: "store", message: `The state store cannot be opened: ${error.message}` })
 
 export class ApiKeys extends Context.Service<ApiKeys, {

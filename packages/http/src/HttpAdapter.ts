@@ -3,7 +3,8 @@
  * authentication, rate limit, error capture, one JSON log line). `layer(config)` serves it on a
  * Node HTTP server and needs a `Pipeline`; `layerWithPipeline(config, pipeline)` also gives the
  * pipeline the server's `ArtifactStore`, so the screenshots it stores are the ones the server
- * serves. The CLI and the tests start it with `startServer`.
+ * serves. The server opens one state `Store` (`storeLayer`): API keys, the routes (`yield* Store`)
+ * and the pipeline (its cache) all use that one. The CLI and the tests start it with `startServer`.
  */
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import {
@@ -13,12 +14,14 @@ import {
   type FileStoreOptions,
   openApiDocument,
   type Pipeline,
-  publicUrlFor
+  publicUrlFor,
+  type Store
 } from "@strata/core"
+import { layerConfigIn, type StoreServices } from "@strata/store"
 import { Cause, Effect, Layer } from "effect"
 import { HttpEffect, HttpRouter, HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { ApiKeys, type ApiKeyStoreError } from "./ApiKeys.ts"
+import { ApiKeys, type ApiKeyStoreError, storeFailed } from "./ApiKeys.ts"
 import { artifactRoute } from "./ArtifactRoute.ts"
 import { createJsonServer } from "./ClientErrors.ts"
 import { authUnavailable, badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
@@ -176,8 +179,17 @@ const listen = (config: ServerConfig) =>
 const serve = (config: ServerConfig) =>
   HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, middleware }).pipe(
     Layer.provide(ServerSettings.layer(config)),
-    Layer.provide(ApiKeys.layer(config))
+    Layer.provide(ApiKeys.layerWithStore(config))
   )
+
+/**
+ * The server's state store (and effect's rate-limiter store beside it): Postgres when
+ * STRATA_DATABASE_URL is set, else SQLite under `config.dataDir`. Built once per server and
+ * shared: the keys, the routes and the pipeline's cache see the same database.
+ */
+export const storeLayer = (config: Pick<ServerConfig, "dataDir">): Layer.Layer<StoreServices, ApiKeyStoreError> =>
+  // Built in the layer's scope: the database closes with the server.
+  Layer.effectContext(Layer.build(layerConfigIn(config.dataDir)).pipe(Effect.mapError(storeFailed)))
 
 const storeOptions = (config: ServerConfig, publicUrl: string): FileStoreOptions => ({
   ...config.artifacts,
@@ -202,31 +214,39 @@ export const artifactStoreLayer = (
   }))
 
 /**
- * The adapter, the pipeline and the artifact store they share, in the order they start. The
- * pipeline starts before the port is bound (a client never reaches a port that cannot answer
- * yet), except when links must name a port the system picks (port 0 without `publicUrl`: tests,
- * embedding), where the server listens first to learn it.
+ * The adapter, the pipeline and the artifact store and state store they share, in the order they
+ * start. The store and the pipeline start before the port is bound (a client never reaches a port
+ * that cannot answer yet), except when links must name a port the system picks (port 0 without
+ * `publicUrl`: tests, embedding), where the server listens first to learn it.
  */
-const compose = <ROut, E>(config: ServerConfig, pipeline: Layer.Layer<ROut, E, ArtifactStore>) => {
+const compose = <ROut, E>(config: ServerConfig, pipeline: Layer.Layer<ROut, E, ArtifactStore | Store>) => {
   const listening = listen(config)
+  const store = storeLayer(config)
   if (config.publicUrl !== undefined || config.port !== 0) {
     const artifacts = ArtifactStore.layer(storeOptions(config, config.publicUrl ?? publicUrlFor(config.host, config.port)))
-    return serve(config).pipe(Layer.provideMerge(listening), Layer.provide(Layer.provideMerge(pipeline, artifacts)))
+    return serve(config).pipe(
+      Layer.provideMerge(listening),
+      Layer.provide(Layer.provideMerge(pipeline, Layer.merge(artifacts, store)))
+    )
   }
   // One value used twice: layers are memoised by identity within a build, so this is one server.
   const artifacts = artifactStoreLayer(config).pipe(Layer.provide(listening))
-  return serve(config).pipe(Layer.provide(Layer.provideMerge(pipeline, artifacts)), Layer.provideMerge(listening))
+  return serve(config).pipe(
+    Layer.provide(Layer.provideMerge(pipeline, Layer.merge(artifacts, store))),
+    Layer.provideMerge(listening)
+  )
 }
 
 /**
  * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the
- * `HttpServer` service's `address`) with its own artifact store, and gives `pipeline` that same
- * store. Closing the layer's scope stops accepting connections, lets requests in flight finish,
- * and stops the store's sweeper.
+ * `HttpServer` service's `address`) with its own artifact store and state store, and gives
+ * `pipeline` those same stores (a pipeline that reads `Store` caches pages in it). Closing the
+ * layer's scope stops accepting connections, lets requests in flight finish, stops the artifact
+ * sweeper and closes the database.
  */
 export const layerWithPipeline = <E>(
   config: ServerConfig,
-  pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
+  pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>
 ): Layer.Layer<HttpServer.HttpServer, E | ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError> =>
   compose(config, pipeline)
 

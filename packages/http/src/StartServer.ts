@@ -3,7 +3,7 @@
  * URL and a `close`) and `serveFromEnv` (`npm start`, `strata serve`: configured from the
  * environment, runs until SIGINT/SIGTERM, then stops accepting and lets requests in flight end).
  */
-import type { ArtifactStore, Pipeline } from "@strata/core"
+import type { ArtifactStore, Pipeline, Store } from "@strata/core"
 import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { layerWithPipeline } from "./HttpAdapter.ts"
@@ -24,11 +24,11 @@ const toUrl = (address: HttpServer.HttpServer["Service"]["address"]) => {
 
 /**
  * Starts the server with the given pipeline; `config` overrides the defaults (not the
- * environment). The pipeline may need an `ArtifactStore`: it gets the server's own, whose links
- * this server serves.
+ * environment). The pipeline may need an `ArtifactStore` and a `Store`: it gets the server's own
+ * (the artifacts whose links this server serves; the database its keys live in, for the cache).
  */
 export const startServer = async <E>(options: {
-  readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
+  readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>
   readonly config?: Partial<ServerConfig> | undefined
 }): Promise<RunningServer> => {
   const config = makeServerConfig(options.config)
@@ -62,7 +62,7 @@ export interface ServeHooks {
  * requests in flight finish, and resolves.
  */
 export const serveUntilSignal = async <E>(options: {
-  readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore>
+  readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>
   readonly config: ServerConfig
 } & ServeHooks): Promise<void> => {
   const server = await startServer(options)

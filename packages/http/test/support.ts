@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type ArtifactStore, Pipeline } from "@strata/core"
+import { type ArtifactStore, Pipeline, type Store } from "@strata/core"
 import { type Effect, Layer, Stream } from "effect"
 import { startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
 
@@ -34,7 +34,7 @@ export interface TestServer extends RunningServer {
 export const tempDir = (prefix = "strata-http-"): string => mkdtempSync(join(tmpdir(), prefix))
 
 export const startTestServer = async <E>(
-  pipeline: Layer.Layer<Pipeline, E, ArtifactStore>,
+  pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>,
   config: Partial<ServerConfig> = {}
 ): Promise<TestServer> => {
   const logs: Array<Record<string, unknown>> = []

@@ -25,6 +25,11 @@ export interface GuardPolicy {
   readonly allowPrivate: boolean
   /** Origins exempt from the private-address rule (compared by host and port). */
   readonly allowedOrigins?: ReadonlyArray<string> | undefined
+  /**
+   * Names the proxy resolves to these addresses instead of asking DNS, like curl's `--resolve`
+   * (tests: a third-party host name served on loopback). The address still passes the policy.
+   */
+  readonly hosts?: Readonly<Record<string, string>> | undefined
 }
 
 /** Why the proxy did not carry a request to its target. */
@@ -78,10 +83,22 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
       return entry !== undefined && Date.now() - entry.at < REFUSAL_TTL_MS ? entry.refusal : undefined
     }
 
+    const mapped = new Map(Object.entries(policy.hosts ?? {}).map(([name, address]) => [name.toLowerCase(), address]))
+    const fixedLookup = (address: string): LookupFunction => (_name, options, callback) => {
+      const family = net.isIPv6(address) ? 6 : 4
+      if (options.all) (callback as (error: null, all: Array<{ address: string; family: number }>) => void)(null, [{ address, family }])
+      else callback(null, address, family)
+    }
+
     /** The policy's answer before connecting: a refusal, or the lookup to connect with (undefined: the system's). */
     const check = (url: URL): { readonly refusal: ProxyRefusal } | { readonly lookup: LookupFunction | undefined } => {
       const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+      const address = mapped.get(host.toLowerCase())
       const open = policy.allowPrivate || allowed.has(hostPortOf(host, Number(url.port || (url.protocol === "https:" ? 443 : 80))))
+      if (address !== undefined) {
+        const literal = open ? undefined : blockedLiteral(new URL(`http://${address.includes(":") ? `[${address}]` : address}/`))
+        return literal === undefined ? { lookup: fixedLookup(address) } : { refusal: { kind: "blocked", message: `${host} resolves to ${literal.address}, ${literal.range}` } }
+      }
       if (open) return { lookup: undefined }
       const literal = blockedLiteral(url)
       if (literal !== undefined) return { refusal: { kind: "blocked", message: `${literal.address} is ${literal.range}` } }

@@ -31,6 +31,7 @@ import { availableParallelism, totalmem } from "node:os"
 import { readFile, stat } from "node:fs/promises"
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot } from "./ActionRunner.ts"
+import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
 import { mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "./SmartWait.ts"
@@ -160,6 +161,14 @@ const downloadedFile = (download: Download, response: Response | null, run: Run)
     }
   })
 
+const probeSync = <A>(call: () => A): A | undefined => {
+  try {
+    return call()
+  } catch {
+    return undefined
+  }
+}
+
 class TooLarge extends Error {
   readonly size: number
   constructor(size: number) {
@@ -175,6 +184,8 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
     const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH
     const pages = yield* Semaphore.make(Math.max(1, options.concurrency ?? defaultConcurrency()))
     const launching = yield* Semaphore.make(1)
+    // Built on the first render that blocks ads (~230 ms), then shared by every render.
+    const adBlocker = yield* Effect.cached(Effect.sync(() => buildAdBlocker()))
     let current: Browser | undefined
     // Settles when that browser's process has gone, so a render waiting on a timer still learns of a crash.
     const exited = new WeakMap<Browser, Promise<void>>()
@@ -252,12 +263,25 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
           const context = yield* step(run, () => run.browser.newContext(contextOpts))
           if (cookies.length > 0) yield* step(run, () => context.addCookies(cookies))
           yield* step(run, () => context.addInitScript(mutationClockScript))
+          if (request.blockAds !== false) {
+            const blocker = yield* adBlocker
+            yield* step(run, () => context.route("**/*", (route) => {
+              const sent = route.request()
+              const frame = probeSync(() => sent.frame())
+              // The page's own document is what was asked for, whatever the lists say of its host.
+              if (sent.isNavigationRequest() && frame?.parentFrame() === null) return route.fallback()
+              const source = frame?.url() ?? ""
+              return blocker.blocks(sent.url(), sent.resourceType(), source.startsWith("http") ? source : request.url)
+                ? route.abort("blockedbyclient")
+                : route.fallback()
+            }))
+          }
           return context
         }),
         (context: BrowserContext) => probe(() => context.close(), undefined)
       )
 
-    const renderPage = (page: Page, run: Run, request: BrowserRequest): Effect.Effect<BrowserPage, ScrapeError> =>
+    const renderPage = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.gen(function*() {
         const network = new NetworkTracker(page)
         let failedNavigation: string | undefined
@@ -287,7 +311,11 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
         if (main === null) main = response
         yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline)
         if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
+        // Consent banners go before the actions (they cover what a click aims at) and again after them.
+        const unbanner = blocker === undefined ? Effect.void : probe(() => removeBanners(page, blocker), 0)
+        yield* unbanner
         const outputs = yield* runActions(page, request.actions, run, network)
+        if (request.actions.length > 0) yield* unbanner
         const shot = request.screenshot === undefined ? undefined : yield* screenshot(page, request.screenshot, run)
         const last = main
         const headers = last === null ? {} : yield* probe(() => last.allHeaders(), last.headers())
@@ -343,7 +371,8 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
           await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage })
         })
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
-        return yield* renderPage(page, run, request).pipe(
+        const blocker = request.blockAds === false ? undefined : yield* adBlocker
+        return yield* renderPage(page, run, request, blocker).pipe(
           // A failure that raced Chromium's exit is the crash.
           Effect.mapError((error) => (launched.isConnected() ? error : failureOf(run, error))),
           Effect.raceFirst(gone)

@@ -53,6 +53,7 @@ export const browserRequestOf = (request: ScrapeRequest): BrowserRequest => {
     mobile: request.mobile,
     location: request.location,
     waitFor: request.waitFor,
+    blockAds: request.blockAds,
     actions: request.actions ?? [],
     screenshot: screenshot === undefined ? undefined : { fullPage: screenshot.fullPage, quality: screenshot.quality, viewport: screenshot.viewport }
   }

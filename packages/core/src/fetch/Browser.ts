@@ -35,6 +35,8 @@ export interface BrowserRequest {
   readonly actions: ReadonlyArray<ResolvedAction>
   /** The `screenshot` format: a shot after the actions. */
   readonly screenshot?: ScreenshotOptions | undefined
+  /** Block ads, trackers and consent managers, and remove cookie banners. Default true. */
+  readonly blockAds?: boolean | undefined
 }
 
 /** A file the page produced. */

@@ -96,27 +96,37 @@ export const parseHtml = (html: string): Root => {
   return root
 }
 
-/** Input written to the parser at a time by `parseHtmlYielding`. */
+/** Input written to the parser at a time by `parseHtmlYielding`, at most and at least. */
 const CHUNK_CHARS = 4096
+const MIN_CHUNK_CHARS = 16
 /** `parseHtmlYielding` gives the event loop a turn after this much parsing. */
 const SLICE_MS = 15
 
 /**
- * `parseHtml` that never holds the thread for long: the input is written in 4 KB chunks (about 700 tags: at 100,000 open elements each costs htmlparser2 tens of microseconds), and after
- * every 15 ms of parsing the event loop gets a turn (setImmediate). htmlparser2 keeps its open
- * elements in an array it shifts and unshifts, so 100,000 nested elements cost it seconds
- * (measured 1.8 s to 8.6 s); ordinary pages parse in one slice and never yield. Interruptible
- * between chunks, so a request's deadline stops it.
+ * `parseHtml` that never holds the thread for long: the input is written in chunks, and after
+ * every 15 ms of parsing the event loop gets a turn (setImmediate). Ordinary pages parse in one
+ * slice and never yield. A chunk is 4 KB until the input turns expensive: htmlparser2 keeps its
+ * open elements in an array it shifts and unshifts, and past ~100,000 open elements the array
+ * lives where V8 cannot trim it in place, so each end tag copies it (~2.6 ms an end tag, 1.8 s for
+ * one 4 KB chunk of `</div>`, measured). So each chunk's size follows the cost per character of
+ * the last one, down to 16 characters, to keep a slice near 15 ms. Interruptible between
+ * chunks, so a request's deadline stops it.
  */
 export const parseHtmlYielding = (html: string): Effect.Effect<Root> =>
   Effect.suspend(() => {
     const { parser, root, input } = treeBuilder(html)
     let at = 0
+    let chunk = CHUNK_CHARS
     let sliceStart = performance.now()
     const step = (): Effect.Effect<Root> => {
       while (at < input.length) {
-        parser.write(input.slice(at, at + CHUNK_CHARS))
-        at += CHUNK_CHARS
+        const before = performance.now()
+        const end = Math.min(input.length, at + chunk)
+        parser.write(input.slice(at, end))
+        const took = performance.now() - before
+        // Aim a chunk at a third of a slice, from what the last one cost per character.
+        chunk = took <= 0 ? CHUNK_CHARS : Math.max(MIN_CHUNK_CHARS, Math.min(CHUNK_CHARS, Math.floor((end - at) * (SLICE_MS / 3) / took)))
+        at = end
         if (performance.now() - sliceStart > SLICE_MS && at < input.length) {
           return Effect.andThen(nextTurn, () => {
             sliceStart = performance.now()

@@ -16,6 +16,9 @@ export interface ProbeReport {
   readonly longestGapMs: number
   readonly probes: number
   readonly answered: number
+  /** /health latency percentiles over the answered probes (ms). */
+  readonly p50Ms: number
+  readonly p99Ms: number
   readonly peakRss: number
 }
 
@@ -24,15 +27,18 @@ const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads")
 const started = performance.now()
 let lastOk = started, longestGap = 0, inFlight = 0, probes = 0, answered = 0
+const latencies = []
 const timer = setInterval(() => {
   if (inFlight >= 4) return
   inFlight++
   probes++
+  const sent = performance.now()
   fetch(workerData.baseUrl + "/health", { signal: AbortSignal.timeout(30000) })
     .then(async (response) => {
       await response.arrayBuffer()
       if (!response.ok) return
       const now = performance.now()
+      latencies.push(now - sent)
       longestGap = Math.max(longestGap, now - lastOk)
       lastOk = now
       answered++
@@ -42,7 +48,9 @@ const timer = setInterval(() => {
 }, 100)
 parentPort.on("message", () => {
   clearInterval(timer)
-  parentPort.postMessage({ longestGapMs: Math.max(longestGap, performance.now() - lastOk), probes, answered })
+  latencies.sort((a, b) => a - b)
+  const at = (p) => latencies.length === 0 ? NaN : latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]
+  parentPort.postMessage({ longestGapMs: Math.max(longestGap, performance.now() - lastOk), probes, answered, p50Ms: at(0.5), p99Ms: at(0.99) })
   process.exit(0)
 })
 `
@@ -70,7 +78,7 @@ export class Probe {
 
   async stop(): Promise<ProbeReport> {
     clearInterval(this.timer)
-    const figures = await new Promise<{ longestGapMs: number; probes: number; answered: number }>((done) => {
+    const figures = await new Promise<Omit<ProbeReport, "peakRss">>((done) => {
       this.worker.once("message", done)
       this.worker.postMessage("stop")
     })

@@ -14,6 +14,7 @@ import { parseArgs } from "node:util"
 import { articleHtml } from "./Article.ts"
 import { deflateRepeated, pdfDocument } from "./PdfBytes.ts"
 import { docx, plainPdf } from "./Hostile.ts"
+import { Probe } from "./Probe.ts"
 import { apiKey, postParse, repoRoot, ServerProcess, sleep } from "./ServerProcess.ts"
 
 const { values: args } = parseArgs({
@@ -95,6 +96,9 @@ interface Phase {
   readonly p99Ms: number
   readonly documents: number
   readonly documentAnswers: Record<string, number>
+  /** /health answer time while the phase ran, probed every 100 ms from a worker thread of the run. */
+  readonly healthP50Ms: number
+  readonly healthP99Ms: number
   readonly serverDied: boolean
 }
 
@@ -132,6 +136,7 @@ const phase = async (name: string, withDocuments: boolean): Promise<Phase> => {
     : []
   // Give the documents a moment to get going, so the scrapes meet them.
   if (withDocuments) await sleep(300)
+  const health = new Probe(server.baseUrl, () => server.pid)
   const started = performance.now()
   const scrapers = Array.from({ length: clients }, async () => {
     while (performance.now() < until) {
@@ -141,6 +146,7 @@ const phase = async (name: string, withDocuments: boolean): Promise<Phase> => {
     }
   })
   await Promise.all([...scrapers, ...loaders])
+  const probed = await health.stop()
   const elapsed = (performance.now() - started) / 1000
   const sorted = latencies.toSorted((a, b) => a - b)
   return {
@@ -153,6 +159,8 @@ const phase = async (name: string, withDocuments: boolean): Promise<Phase> => {
     p99Ms: percentile(sorted, 99),
     documents,
     documentAnswers,
+    healthP50Ms: probed.p50Ms,
+    healthP99Ms: probed.p99Ms,
     serverDied: !server.alive()
   }
 }
@@ -170,7 +178,7 @@ pages.close()
 const ratio = loaded.throughput / baseline.throughput
 const meta = { date: new Date().toISOString(), label: args.label ?? "", root: args.root ?? repoRoot, seconds, clients, docLoops, pageBytes: Buffer.byteLength(html) }
 writeFileSync(`${outBase}.json`, `${JSON.stringify({ meta, baseline, loaded, ratio, hostile: hostile.map((h) => ({ fileName: h.fileName, description: h.description, bytes: h.bytes.length })) }, null, 2)}\n`)
-const row = (p: Phase) => `| ${p.name} | ${p.throughput.toFixed(1)} req/s | ${p.p50Ms.toFixed(0)} ms | ${p.p99Ms.toFixed(0)} ms | ${p.ok} | ${p.failed} | ${p.documents} |`
+const row = (p: Phase) => `| ${p.name} | ${p.throughput.toFixed(1)} req/s | ${p.p50Ms.toFixed(0)} ms | ${p.p99Ms.toFixed(0)} ms | ${p.ok} | ${p.failed} | ${p.documents} | ${p.healthP50Ms.toFixed(1)} / ${p.healthP99Ms.toFixed(1)} ms |`
 writeFileSync(
   `${outBase}.md`,
   [
@@ -183,9 +191,10 @@ writeFileSync(
     `| target | result | met |`,
     `| --- | --- | --- |`,
     `| scrape throughput under document load >= 70% of unloaded | ${(ratio * 100).toFixed(1)}% | ${ratio >= 0.7 ? "yes" : "**no**"} |`,
+    `| /health p99 under document load < 50 ms | ${loaded.healthP99Ms.toFixed(1)} ms | ${loaded.healthP99Ms < 50 ? "yes" : "**no**"} |`,
     "",
-    "| phase | throughput | p50 | p99 | scrapes ok | scrapes failed | documents answered |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| phase | throughput | p50 | p99 | scrapes ok | scrapes failed | documents answered | /health p50 / p99 |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     row(baseline),
     row(loaded),
     "",

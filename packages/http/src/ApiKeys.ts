@@ -10,7 +10,7 @@
  *   `STRATA_API_KEYS` takes it out of service: they are never copied into the store.
  * - keys made with `strata keys create --team T`, looked up in the `Store` (hashed there too).
  */
-import { defaultTeamId, Store, type StoreError } from "@strata/core"
+import { defaultTeamId, Store, type StoreError, type Team } from "@strata/core"
 import { layerConfigIn } from "@strata/store"
 import { type Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
@@ -30,7 +30,8 @@ const KeyFile = Schema.Struct({
 type KeyFile = typeof KeyFile.Type
 
 export type AuthResult =
-  | { readonly _tag: "Authorized"; readonly keyId: string; readonly teamId: string }
+  /** `team` is the store's record of it, read with the key (absent for the server's own keys). */
+  | { readonly _tag: "Authorized"; readonly keyId: string; readonly teamId: string; readonly team?: Team | undefined }
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Invalid" }
   /** The store could not be asked: whether the key is good is unknown. */
@@ -166,7 +167,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       return store.authenticate(match[1]).pipe(
         Effect.map(Option.match({
           onNone: (): AuthResult => ({ _tag: "Invalid" }),
-          onSome: (found): AuthResult => ({ _tag: "Authorized", keyId: found.keyId, teamId: found.team.id })
+          onSome: (found): AuthResult => ({ _tag: "Authorized", keyId: found.keyId, teamId: found.team.id, team: found.team })
         })),
         Effect.catch(() => Effect.succeed<AuthResult>({ _tag: "Unavailable" }))
       )

@@ -58,6 +58,87 @@ export const rateLimited = (perMinute: number, retryAfterSeconds: number): Error
   }
 })
 
+/** A team over its own requests-per-minute (`strata teams set T --rate-limit R`): `{ error }` only. */
+export const teamRateLimited = (perMinute: number, retryAfterSeconds: number): ErrorReply => ({
+  status: 429,
+  body: {
+    error: `Rate limit exceeded: your team may send ${perMinute} requests per minute. Retry after ${retryAfterSeconds} s.`
+  },
+  retryAfterSeconds
+})
+
+/** Too many of the team's requests already wait for one of its concurrency slots: `{ error }` only. */
+export const queueFull = (concurrency: number, queued: number): ErrorReply => ({
+  status: 429,
+  body: {
+    error: `Concurrency limit reached: your team may run ${concurrency} requests at once and ${queued} are already waiting. Retry later.`
+  },
+  retryAfterSeconds: 1
+})
+
+/** The wait for a concurrency slot took two thirds of the request's timeout. */
+export const queueTimedOut = (waitedMs: number, timeoutMs: number): ErrorReply =>
+  reply(
+    408,
+    "SCRAPE_TIMEOUT",
+    `The request waited ${waitedMs} ms for one of your team's concurrency slots, past two thirds of its ${timeoutMs} ms timeout`
+  )
+
+/** The store holding the concurrency queue could not be asked: nothing ran. */
+export const limitsUnavailable = (): ErrorReply => ({
+  ...reply(503, "LIMITS_UNAVAILABLE", "The server cannot check your team's limits right now (its state store is unavailable). Retry shortly."),
+  retryAfterSeconds: 5
+})
+
+const withCharge = (error: ErrorReply, chargeId: string | undefined): ErrorReply =>
+  chargeId === undefined ? error : { ...error, body: { ...error.body, chargeId } }
+
+/**
+ * The team's balance is below what the request costs. Scrape answers the contract's
+ * `{ success, error, code: insufficient_credits, chargeId? }`; parse answers `{ error }` only.
+ */
+export const insufficientCredits = (
+  route: RouteKind,
+  needed: number,
+  balance: number,
+  chargeId: string | undefined,
+  ran = false
+): ErrorReply => {
+  const error = ran
+    ? `Insufficient credits: this request cost ${needed} credits and your team has ${balance}; its result is withheld. Add credits and retry.`
+    : `Insufficient credits to perform this request: it needs at least ${needed} credits and your team has ${balance}.`
+  return route === "parse"
+    ? { status: 402, body: { error } }
+    : withCharge(reply(402, "insufficient_credits", error), chargeId)
+}
+
+/** The store could not charge (or check) credits: nothing is billed, a retry may work. */
+export const billingUnavailable = (chargeId: string | undefined): ErrorReply => ({
+  ...withCharge(reply(503, "billing_unavailable", "Credits cannot be charged right now (the state store is unavailable). Retry shortly."), chargeId),
+  retryAfterSeconds: 5
+})
+
+/** The `x-request-id` is in use by a request still running. */
+export const requestInFlight = (chargeId: string): ErrorReply =>
+  withCharge(reply(409, "request_in_flight", "A request with this x-request-id is still running; retry once it has finished to get its response."), chargeId)
+
+/** The `x-request-id` was used with other parameters (or its response was not kept). */
+export const duplicateRequest = (chargeId: string, message?: string): ErrorReply =>
+  withCharge(reply(409, "duplicate_request", message ?? "This x-request-id was already used for a request with other parameters."), chargeId)
+
+/** A request with this `x-request-id` started and never finished: whether it ran cannot be known. */
+export const requestUnresolved = (chargeId: string): ErrorReply => ({
+  ...withCharge(
+    reply(503, "request_unresolved", "The result of the earlier request with this x-request-id cannot be determined. Retry with the same x-request-id."),
+    chargeId
+  ),
+  retryAfterSeconds: 30
+})
+
+/** Adds the request's `chargeId` to an error body that has the `{ success, code, error }` shape (not 429's `{ error }`). */
+export const withChargeId = (error: ErrorReply, chargeId: string | undefined): ErrorReply =>
+  error.body.success !== false || error.body.code === undefined ? error : withCharge(error, chargeId)
+
 export const routeNotFound = (method: string, path: string): ErrorReply =>
   reply(
     404,

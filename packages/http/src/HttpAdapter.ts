@@ -15,16 +15,19 @@ import {
   openApiDocument,
   type Pipeline,
   publicUrlFor,
-  type Store
+  Store,
+  type Team
 } from "@strata/core"
 import { layerConfigIn, type StoreServices } from "@strata/store"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
+import { RateLimiter } from "effect/persistence"
 import { HttpEffect, HttpRouter, HttpServer, type HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { ApiKeys, type ApiKeyStoreError, storeFailed } from "./ApiKeys.ts"
+import { ApiKeys, type ApiKeyStoreError, type AuthResult, storeFailed } from "./ApiKeys.ts"
 import { artifactRoute } from "./ArtifactRoute.ts"
 import { createJsonServer } from "./ClientErrors.ts"
-import { authUnavailable, badRequest, rateLimited, routeNotFound, unauthorized, unknownError } from "./ErrorReply.ts"
+import { authUnavailable, badRequest, rateLimited, routeNotFound, teamRateLimited, unauthorized, unknownError } from "./ErrorReply.ts"
+import { takeTeamRate } from "./Limits.ts"
 import { parseRoute } from "./ParseRoute.ts"
 import { toResponse } from "./Reply.ts"
 import { isValidRequestId, RequestContext } from "./RequestContext.ts"
@@ -101,6 +104,19 @@ const whenResponseCloses = (request: HttpServerRequest.HttpServerRequest, done: 
 }
 
 /**
+ * The team a verified key belongs to, with its limits: read with the key from the store, or for
+ * the server's own keys (the default team), read now. A store that cannot say leaves the request
+ * unmetered (the default team has no limits; a store key could not have been verified).
+ */
+const teamOf = (auth: Extract<AuthResult, { _tag: "Authorized" }>) =>
+  auth.team !== undefined
+    ? Effect.succeed<Team | undefined>(auth.team)
+    : Effect.flatMap(Store, (store) => store.getTeam(auth.teamId)).pipe(
+      Effect.map(Option.getOrUndefined),
+      Effect.orElseSucceed(() => undefined)
+    )
+
+/**
  * Wraps every request: request id, authentication and rate limit before any route runs (so an
  * unauthenticated upload is refused without being read), then one log line and the
  * `x-request-id` header on whatever response goes out.
@@ -114,7 +130,12 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     const path = pathOf(request.url)
     const suppliedId = request.headers["x-request-id"]
     const requestId = isValidRequestId(suppliedId) ? suppliedId : randomUUID()
-    const context: RequestContext = { requestId, keyId: undefined, logFields: {} }
+    const context: RequestContext = {
+      requestId,
+      idempotencyKey: suppliedId === requestId ? requestId : undefined,
+      keyId: undefined,
+      logFields: {}
+    }
     // In flight until the response is out; the supervisor logs the ones a crash cut short.
     const untrack = config.trackRequest({ requestId, method: request.method, path })
     // A health check is not work: counted in flight, a probe every 100 ms kept the collector from
@@ -157,6 +178,11 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
         return finish(toResponse(rateLimited(config.rateLimitPerMinute, decision.retryAfterSeconds), {
           "retry-after": String(decision.retryAfterSeconds)
         }))
+      }
+      context.team = yield* teamOf(auth)
+      const teamRate = context.team === undefined ? undefined : yield* takeTeamRate(yield* RateLimiter.make, context.team)
+      if (teamRate !== undefined && !teamRate.allowed) {
+        return finish(toResponse(teamRateLimited(context.team!.rateLimit ?? 0, teamRate.retryAfterSeconds)))
       }
     }
     // The app sends its own response; this hook is the last look at it before it goes out.

@@ -21,8 +21,11 @@ export const wantsNdjson = (accept: string | undefined): boolean => (accept ?? "
 
 const line = (value: unknown): string => JSON.stringify(value) + "\n"
 
-const eventLine = (event: ContentEvent): string =>
-  event.type === "done"
+/** An event, or a line already written (Metering.ts ends a stream whose charge was refused with one). */
+const eventLine = (event: ContentEvent | string): string =>
+  typeof event === "string"
+    ? event
+    : event.type === "done"
     ? line({ type: "done", success: true, data: event.data })
     : line({
       type: "page",
@@ -33,7 +36,7 @@ const eventLine = (event: ContentEvent): string =>
     })
 
 export const ndjsonResponse = (
-  events: Stream.Stream<ContentEvent, ScrapeError>,
+  events: Stream.Stream<ContentEvent | string, ScrapeError>,
   route: RouteKind
 ): HttpServerResponse.HttpServerResponse => {
   const lines = events.pipe(

@@ -2,16 +2,19 @@
  * POST /v2/parse: a multipart upload with a `file` part and an optional `options` JSON part.
  * A declared body over the limit is refused before reading a byte; an undeclared (chunked) one
  * is cut off by the parser as soon as the file crosses 50 MB. `metadata.sourceURL` is the
- * uploaded file's name (the pipeline sets it from `fileName`).
+ * uploaded file's name (the pipeline sets it from `fileName`). The parse runs under the team's
+ * limits and billing (Metering.ts).
  */
 import { Pipeline, validateParseOptions } from "@strata/core"
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
+import { createHash } from "node:crypto"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
 import { parseJsonText } from "./JsonText.ts"
 import { readUpload } from "./MultipartUpload.ts"
-import { ndjsonResponse, wantsNdjson } from "./NdjsonReply.ts"
-import { respondData, respondError } from "./Reply.ts"
+import { metered, meteredStream } from "./Metering.ts"
+import { wantsNdjson } from "./NdjsonReply.ts"
+import { respondError } from "./Reply.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
 /** Multipart framing, the options part and part headers fit easily in this much beyond the file. */
@@ -59,11 +62,14 @@ export const parseRoute = Effect.gen(function*() {
   // Validated once, before anything streams, so its errors keep their HTTP status.
   const streaming = wantsNdjson(request.headers.accept)
   return yield* validateParseOptions(parsedOptions).pipe(
-    Effect.flatMap((parse) =>
-      streaming
-        ? Effect.succeed(ndjsonResponse(pipeline.parseStream(uploaded, parse), "parse"))
-        : Effect.map(pipeline.parse(uploaded, parse), respondData)
-    ),
+    Effect.flatMap((parse) => {
+      // An `x-request-id` reuse is the same request when the file's bytes and name and the options are.
+      const params = { file: createHash("sha256").update(file.bytes).digest("hex"), fileName: file.fileName, options: parse }
+      const request = { route: "parse" as const, params, options: parse }
+      return streaming
+        ? meteredStream(request, (timeout) => pipeline.parseStream(uploaded, { ...parse, timeout }))
+        : metered(request, (timeout) => pipeline.parse(uploaded, { ...parse, timeout }))
+    }),
     Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "parse")))
   )
 })

@@ -1,15 +1,17 @@
 /**
  * POST /v2/scrape: reads a JSON body (content type checked, size capped while reading), validates
  * it once (decoded with the contract's defaults, unsupported options refused), hands the decoded
- * request to the pipeline, and answers `{ success: true, data }` or the mapped error.
+ * request to the pipeline under the team's limits and billing (Metering.ts), and answers
+ * `{ success: true, data }` or the mapped error.
  */
 import { Pipeline, validateScrapeRequest } from "@strata/core"
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { parseJsonText } from "./JsonText.ts"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
-import { ndjsonResponse, wantsNdjson } from "./NdjsonReply.ts"
-import { respondData, respondError } from "./Reply.ts"
+import { metered, meteredStream } from "./Metering.ts"
+import { wantsNdjson } from "./NdjsonReply.ts"
+import { respondError } from "./Reply.ts"
 import { RequestContext } from "./RequestContext.ts"
 import { withoutCredentials } from "./RequestLog.ts"
 import { ServerSettings } from "./ServerSettings.ts"
@@ -63,9 +65,12 @@ export const scrapeRoute = Effect.gen(function*() {
   // Validation and the option gate run before anything streams, so their errors keep their HTTP status.
   const streaming = wantsNdjson(request.headers.accept)
   return yield* validateScrapeRequest(body).pipe(
-    Effect.flatMap((scrape) =>
-      streaming ? Effect.succeed(ndjsonResponse(pipeline.scrapeStream(scrape), "scrape")) : Effect.map(pipeline.scrape(scrape), respondData)
-    ),
+    Effect.flatMap((scrape) => {
+      const request = { route: "scrape" as const, params: scrape, options: scrape, url: scrape.url }
+      return streaming
+        ? meteredStream(request, (timeout) => pipeline.scrapeStream({ ...scrape, timeout }))
+        : metered(request, (timeout) => pipeline.scrape({ ...scrape, timeout }))
+    }),
     Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
   )
 })

@@ -43,6 +43,8 @@ export interface ServerConfig {
   readonly trackRequest: RequestTracker
   /** Tuning (and test hooks) for the collection run once the server is quiet (IdleCollector.ts). */
   readonly idleCollector?: IdleCollectorOptions | undefined
+  /** Requests of one team that may wait for its concurrency slots before more are refused (429); default 100. */
+  readonly concurrencyQueueLimit?: number | undefined
 }
 
 /** Sees a request's id, method and path (never its query, headers or body); returns its `done`. */

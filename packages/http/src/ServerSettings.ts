@@ -1,8 +1,9 @@
 /**
- * The resolved server configuration and the rate limiter, as a service the middleware and the
- * route handlers read.
+ * The resolved server configuration, the per-key rate limiter and the audit event writer, as a
+ * service the middleware and the route handlers read.
  */
 import { Context, Layer } from "effect"
+import { type AuditWriter, makeAuditWriter } from "./Audit.ts"
 import { type IdleCollector, makeIdleCollector } from "./IdleCollector.ts"
 import { makeRateLimiter, type RateLimiter } from "./RateLimiter.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
@@ -11,8 +12,14 @@ export class ServerSettings extends Context.Service<ServerSettings, {
   readonly config: ServerConfig
   readonly rateLimiter: RateLimiter
   readonly idle: IdleCollector
+  readonly audit: AuditWriter
 }>()("@strata/http/ServerSettings") {
   static readonly layer = (config: ServerConfig) =>
     Layer.sync(ServerSettings, () =>
-      ServerSettings.of({ config, rateLimiter: makeRateLimiter(config.rateLimitPerMinute), idle: makeIdleCollector(config.idleCollector) }))
+      ServerSettings.of({
+        config,
+        rateLimiter: makeRateLimiter(config.rateLimitPerMinute),
+        idle: makeIdleCollector(config.idleCollector),
+        audit: makeAuditWriter({ writeStdout: (line) => process.stdout.write(line), log: config.writeLog })
+      }))
 }

@@ -1,0 +1,323 @@
+/**
+ * The metering cases (billing, limits, idempotency, audit) every backend runs, through the real
+ * server (the real pipeline, `StrataLive`) on loopback: `Metering.test.ts` runs them on SQLite,
+ * `MeteringPostgres.integration.test.ts` on Postgres. Teams are set up through the Store on the
+ * server's own database; a page server that counts its hits proves what was (not) executed, and
+ * every scrape asks for `maxAge: 0` unless told otherwise, so the cache never stands in for a run.
+ */
+import { chargeIdFor, paramsHash, Store, type TeamSettings, validateScrapeRequest } from "@strata/core"
+import { layerPg, layerSqlite, sqliteFileIn, type StoreServices } from "@strata/store"
+import { Effect, type Layer, ManagedRuntime, Redacted } from "effect"
+import { readFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { PDFDocument, StandardFonts } from "pdf-lib"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, tempDir, type TestServer } from "./support.ts"
+
+let site: Server
+export let siteUrl = ""
+const hits = new Map<string, number>()
+export const hitsOf = (path: string) => hits.get(path) ?? 0
+let pdfBytes: Uint8Array = new Uint8Array()
+const allowPrivateBefore = process.env.STRATA_ALLOW_PRIVATE_URLS
+
+const makePdf = async (pages: number) => {
+  const pdf = await PDFDocument.create()
+  const font = await pdf.embedFont(StandardFonts.Helvetica)
+  for (let n = 1; n <= pages; n++) pdf.addPage([612, 792]).drawText(`Page ${n} of the survey`, { x: 72, y: 700, size: 18, font })
+  return pdf.save()
+}
+
+/** Starts the counting page server (call in `beforeAll`); `stopSite` stops it. */
+export const startSite = async () => {
+  process.env.STRATA_ALLOW_PRIVATE_URLS = "1"
+  pdfBytes = await makePdf(3)
+  site = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://x")
+    hits.set(url.pathname, hitsOf(url.pathname) + 1)
+    if (url.pathname === "/doc.pdf") {
+      response.writeHead(200, { "content-type": "application/pdf" })
+      response.end(pdfBytes)
+      return
+    }
+    const html = `<!doctype html><html><head><title>${url.pathname}</title></head><body><main><h1>Page ${url.pathname}</h1>` +
+      `<p>Some text that is long enough to be the main content of this page.</p></main></body></html>`
+    const delay = Number(url.searchParams.get("ms") ?? "0")
+    const timer = setTimeout(() => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      response.end(html)
+    }, delay)
+    response.on("close", () => clearTimeout(timer))
+  })
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+}
+
+export const stopSite = async () => {
+  if (allowPrivateBefore === undefined) delete process.env.STRATA_ALLOW_PRIVATE_URLS
+  else process.env.STRATA_ALLOW_PRIVATE_URLS = allowPrivateBefore
+  site?.closeAllConnections()
+  await new Promise((resolve) => site?.close(resolve))
+}
+
+/** A server on a database of its own (or on `database`, for replicas), and the store to set teams up with. */
+export interface Deployment {
+  readonly server: TestServer
+  readonly store: ManagedRuntime.ManagedRuntime<Store, unknown>
+  readonly database: string
+  readonly close: () => Promise<void>
+}
+
+export type BackendName = "sqlite" | "pg"
+
+const storeLayerFor = (backend: BackendName, database: string): Layer.Layer<StoreServices, unknown> =>
+  backend === "pg"
+    ? layerPg({ url: Redacted.make(database), cacheMaxBytes: 1024 * 1024, maxConnections: 4 })
+    : layerSqlite({ filename: database, cacheMaxBytes: 1024 * 1024 })
+
+/**
+ * A server with a store of its own: SQLite in a new data folder, or the Postgres database that
+ * STRATA_DATABASE_URL names (effect reads the environment once per process, so a Postgres test
+ * file sets it before its first server and all its servers share that database).
+ */
+export const deploy = async (
+  backend: BackendName,
+  options: { readonly config?: Parameters<typeof startTestServer>[1] } = {}
+): Promise<Deployment> => {
+  const dataDir = tempDir("strata-metering-")
+  const database = backend === "pg" ? process.env.STRATA_DATABASE_URL! : sqliteFileIn(dataDir)
+  const { Strata } = await import("strata")
+  const server = await startTestServer(Strata.StrataLive, { apiKeys: ["default-key"], dataDir, ...options.config })
+  const store = ManagedRuntime.make(storeLayerFor(backend, database))
+  return {
+    server,
+    store,
+    database,
+    close: async () => {
+      await server.close()
+      await store.dispose()
+    }
+  }
+}
+
+export const withStore = <A, E>(deployment: Deployment, body: (store: Store["Service"]) => Effect.Effect<A, E>) =>
+  deployment.store.runPromise(Effect.flatMap(Store, body))
+
+/** A team with these settings and a fresh key for it. */
+export const teamWith = (deployment: Deployment, teamId: string, settings: TeamSettings) =>
+  withStore(deployment, (store) => Effect.andThen(store.setTeam(teamId, settings), store.createKey(teamId))).then((created) => created.key)
+
+export const balanceOf = (deployment: Deployment, teamId: string) => withStore(deployment, (store) => store.balance(teamId))
+
+export const scrape = async (server: { url: string }, key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${server.url}/v2/scrape`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+    body: JSON.stringify({ maxAge: 0, ...body })
+  })
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The cases every backend runs. */
+export const meteringCases = (backend: BackendName) => {
+describe(`metering on ${backend}`, () => {
+  let deployment: Deployment
+  beforeAll(async () => {
+    deployment = await deploy(backend)
+  }, 60_000)
+  afterAll(() => deployment?.close())
+
+  it("answers 402 with nothing executed when the balance is below the request's cost", async () => {
+    const key = await teamWith(deployment, "broke", { credits: 0 })
+    const before = hitsOf("/broke")
+    const response = await scrape(deployment.server, key, { url: `${siteUrl}/broke` }, { "x-request-id": "broke-1" })
+    expect(response.status).toBe(402)
+    expect(response.body).toMatchObject({ success: false, code: "insufficient_credits", chargeId: chargeIdFor("broke", "broke-1") })
+    expect(hitsOf("/broke")).toBe(before)
+    // Zero data retention costs 1 more: 1 credit is not enough for it either.
+    const zdrKey = await teamWith(deployment, "one-credit", { credits: 1 })
+    const zdr = await scrape(deployment.server, zdrKey, { url: `${siteUrl}/broke`, zeroDataRetention: true })
+    expect(zdr.status).toBe(402)
+    expect(hitsOf("/broke")).toBe(before)
+    expect(await balanceOf(deployment, "one-credit")).toBe(1)
+  })
+
+  it("charges a PDF 1 credit per page, and a flat 1 with parsers: []", async () => {
+    const key = await teamWith(deployment, "pdf", { credits: 10 })
+    const pages = await scrape(deployment.server, key, { url: `${siteUrl}/doc.pdf` })
+    expect(pages.status).toBe(200)
+    expect(pages.body.data.metadata).toMatchObject({ numPages: 3, creditsUsed: 3 })
+    expect(await balanceOf(deployment, "pdf")).toBe(7)
+    const flat = await scrape(deployment.server, key, { url: `${siteUrl}/doc.pdf`, parsers: [] })
+    expect(flat.status).toBe(200)
+    expect(flat.body.data.metadata.creditsUsed).toBe(1)
+    expect(await balanceOf(deployment, "pdf")).toBe(6)
+  })
+
+  it("charges 16 concurrent requests exactly once each, and refuses past the balance", async () => {
+    const key = await teamWith(deployment, "burst", { credits: 100 })
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, n) => scrape(deployment.server, key, { url: `${siteUrl}/burst/${n}` })))
+    expect(answers.map((answer) => answer.status)).toEqual(Array(16).fill(200))
+    expect(answers.reduce((sum, answer) => sum + answer.body.data.metadata.creditsUsed, 0)).toBe(16)
+    expect(await balanceOf(deployment, "burst")).toBe(84)
+    // 16 at once against 10 credits: exactly 10 are answered, the rest are refused, none is lost.
+    const tightKey = await teamWith(deployment, "tight", { credits: 10 })
+    const tight = await Promise.all(Array.from({ length: 16 }, (_, n) => scrape(deployment.server, tightKey, { url: `${siteUrl}/tight/${n}` })))
+    expect(tight.filter((answer) => answer.status === 200)).toHaveLength(10)
+    expect(tight.filter((answer) => answer.status === 402)).toHaveLength(6)
+    expect(await balanceOf(deployment, "tight")).toBe(0)
+  })
+
+  it("answers 429 with { error } only past the team's rate limit, before anything runs", async () => {
+    const key = await teamWith(deployment, "chatty", { rateLimit: 3 })
+    const before = hitsOf("/chatty")
+    for (let n = 0; n < 3; n++) expect((await scrape(deployment.server, key, { url: `${siteUrl}/chatty` })).status).toBe(200)
+    const limited = await scrape(deployment.server, key, { url: `${siteUrl}/chatty` })
+    expect(limited.status).toBe(429)
+    expect(Object.keys(limited.body)).toEqual(["error"])
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(hitsOf("/chatty")).toBe(before + 3)
+  })
+
+  it("queues a team's requests first in, first out at concurrency 1 and reports the wait", async () => {
+    const key = await teamWith(deployment, "single", { concurrency: 1 })
+    const first = scrape(deployment.server, key, { url: `${siteUrl}/single/a?ms=1200` })
+    await sleep(300)
+    const secondSent = Date.now()
+    const second = scrape(deployment.server, key, { url: `${siteUrl}/single/b?ms=600` })
+    await sleep(100)
+    const thirdSent = Date.now()
+    const third = scrape(deployment.server, key, { url: `${siteUrl}/single/c` })
+    const [a, b, c] = await Promise.all([first, second, third])
+    expect([a.status, b.status, c.status]).toEqual([200, 200, 200])
+    expect(a.body.data.metadata.concurrencyLimited).toBe(false)
+    expect(a.body.data.metadata).not.toHaveProperty("concurrencyQueueDurationMs")
+    expect(b.body.data.metadata.concurrencyLimited).toBe(true)
+    expect(b.body.data.metadata.concurrencyQueueDurationMs).toBeGreaterThan(500)
+    expect(c.body.data.metadata.concurrencyLimited).toBe(true)
+    // First in, first out: the third got the slot only once the second (600 ms of page) gave it back.
+    const secondRan = secondSent + b.body.data.metadata.concurrencyQueueDurationMs
+    const thirdRan = thirdSent + c.body.data.metadata.concurrencyQueueDurationMs
+    expect(thirdRan - secondRan).toBeGreaterThanOrEqual(550)
+  })
+
+  it("answers 408 SCRAPE_TIMEOUT once the queue wait passes two thirds of the timeout", async () => {
+    const key = await teamWith(deployment, "waiting", { concurrency: 1 })
+    const before = hitsOf("/waiting/b")
+    const slow = scrape(deployment.server, key, { url: `${siteUrl}/waiting/a?ms=3500`, timeout: 10_000 })
+    await sleep(300)
+    const started = Date.now()
+    const late = await scrape(deployment.server, key, { url: `${siteUrl}/waiting/b`, timeout: 1500 })
+    const waited = Date.now() - started
+    expect(late.status).toBe(408)
+    expect(late.body).toMatchObject({ success: false, code: "SCRAPE_TIMEOUT" })
+    expect(waited).toBeGreaterThanOrEqual(900)
+    expect(waited).toBeLessThan(1500)
+    expect(hitsOf("/waiting/b")).toBe(before)
+    expect((await slow).status).toBe(200)
+  })
+
+  it("replays a finished x-request-id without running or charging again", async () => {
+    const key = await teamWith(deployment, "idem", { credits: 20 })
+    const body = { url: `${siteUrl}/idem`, formats: ["markdown"] }
+    const first = await scrape(deployment.server, key, body, { "x-request-id": "order-1" })
+    expect(first.status).toBe(200)
+    expect(first.headers.get("x-request-id")).toBe("order-1")
+    const hitsAfter = hitsOf("/idem")
+    const again = await scrape(deployment.server, key, { formats: ["markdown"], url: `${siteUrl}/idem` }, { "x-request-id": "order-1" })
+    expect(again.status).toBe(200)
+    expect(again.headers.get("x-request-id")).toBe("order-1")
+    expect(again.body).toEqual(first.body)
+    expect(again.body.data.metadata.scrapeId).toBe(first.body.data.metadata.scrapeId)
+    expect(hitsOf("/idem")).toBe(hitsAfter)
+    expect(await balanceOf(deployment, "idem")).toBe(19)
+    // The same id with other parameters.
+    const other = await scrape(deployment.server, key, { url: `${siteUrl}/idem-other` }, { "x-request-id": "order-1" })
+    expect(other.status).toBe(409)
+    expect(other.body).toEqual({ success: false, code: "duplicate_request", error: expect.any(String), chargeId: chargeIdFor("idem", "order-1") })
+    // Another team's same id is its own.
+    const otherTeam = await teamWith(deployment, "idem-2", { credits: 5 })
+    expect((await scrape(deployment.server, otherTeam, body, { "x-request-id": "order-1" })).status).toBe(200)
+  })
+
+  it("answers 409 request_in_flight to a reuse while the original runs", async () => {
+    const key = await teamWith(deployment, "inflight", { credits: 20 })
+    const original = scrape(deployment.server, key, { url: `${siteUrl}/inflight?ms=1200` }, { "x-request-id": "slow-1" })
+    await sleep(400)
+    const reuse = await scrape(deployment.server, key, { url: `${siteUrl}/inflight?ms=1200` }, { "x-request-id": "slow-1" })
+    expect(reuse.status).toBe(409)
+    expect(reuse.body).toMatchObject({ success: false, code: "request_in_flight", chargeId: chargeIdFor("inflight", "slow-1") })
+    expect((await original).status).toBe(200)
+    expect(await balanceOf(deployment, "inflight")).toBe(19)
+  })
+
+  it("answers 503 request_unresolved for a claim that never finished, and lets a failed request run again", async () => {
+    const key = await teamWith(deployment, "unresolved", { credits: 20 })
+    const body = { url: `${siteUrl}/unresolved` }
+    // What the server decodes: `scrape` sends `maxAge: 0` too.
+    const decoded = await Effect.runPromise(validateScrapeRequest({ maxAge: 0, ...body }))
+    // A replica that claimed the id and died a minute ago.
+    await withStore(deployment, (store) =>
+      store.beginRequest({ teamId: "unresolved", requestId: "lost-1", paramsHash: paramsHash(["scrape", decoded]), deadline: Date.now() - 60_000 }))
+    const before = hitsOf("/unresolved")
+    const answer = await scrape(deployment.server, key, body, { "x-request-id": "lost-1" })
+    expect(answer.status).toBe(503)
+    expect(answer.body).toMatchObject({ success: false, code: "request_unresolved", chargeId: chargeIdFor("unresolved", "lost-1") })
+    expect(hitsOf("/unresolved")).toBe(before)
+    // A failure is not charged and does not keep the id: the retry runs.
+    const refused = { url: "http://127.0.0.1:1/nothing-listens" }
+    const failed = await scrape(deployment.server, key, refused, { "x-request-id": "fails-1" })
+    expect(failed.status).toBe(500)
+    expect(failed.body.chargeId).toBe(chargeIdFor("unresolved", "fails-1"))
+    expect((await scrape(deployment.server, key, refused, { "x-request-id": "fails-1" })).status).toBe(500)
+    expect(await balanceOf(deployment, "unresolved")).toBe(20)
+  })
+
+  it("writes one audit event per request to a team's .jsonl sink, without the URL under zero data retention", async () => {
+    const file = join(tempDir("strata-audit-"), "audit.jsonl")
+    const key = await teamWith(deployment, "audited", { credits: 10, auditSink: file })
+    await scrape(deployment.server, key, { url: `${siteUrl}/audited`, auditMetadata: { username: "alice@example.com" } })
+    await scrape(deployment.server, key, { url: `${siteUrl}/audited-private`, zeroDataRetention: true })
+    const form = new FormData()
+    form.append("file", new Blob(["<h1>Uploaded</h1><p>An uploaded page.</p>"], { type: "text/html" }), "upload.html")
+    expect((await fetch(`${deployment.server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })).status)
+      .toBe(200)
+    let lines: Array<Record<string, any>> = []
+    for (let n = 0; n < 50 && lines.length < 3; n++) {
+      await sleep(50)
+      try {
+        lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      } catch {
+        lines = []
+      }
+    }
+    expect(lines).toHaveLength(3)
+    expect(lines[0]).toMatchObject({
+      team: "audited",
+      endpoint: "/v2/scrape",
+      status: 200,
+      success: true,
+      creditsUsed: 1,
+      url: `${siteUrl}/audited`,
+      auditMetadata: { username: "alice@example.com" }
+    })
+    expect(lines[0].durationMs).toBeGreaterThanOrEqual(0)
+    expect(lines[1]).toMatchObject({ team: "audited", endpoint: "/v2/scrape", status: 200, creditsUsed: 2 })
+    expect(lines[1]).not.toHaveProperty("url")
+    expect(JSON.stringify(lines[1])).not.toContain("audited-private")
+    expect(lines[2]).toMatchObject({ team: "audited", endpoint: "/v2/parse", status: 200, creditsUsed: 1 })
+    expect(await balanceOf(deployment, "audited")).toBe(6)
+  })
+
+  it("leaves the default team unlimited and unmetered", async () => {
+    const answer = await scrape(deployment.server, "default-key", { url: `${siteUrl}/default` })
+    expect(answer.status).toBe(200)
+    expect(answer.body.data.metadata.creditsUsed).toBe(1)
+    expect(answer.body.data.metadata).not.toHaveProperty("concurrencyLimited")
+  })
+})
+}

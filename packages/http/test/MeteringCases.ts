@@ -313,6 +313,80 @@ describe(`metering on ${backend}`, () => {
     expect(await balanceOf(deployment, "audited")).toBe(6)
   })
 
+  it("charges a streamed (NDJSON) scrape when its done line comes, and answers parse's 402 with { error } only", async () => {
+    const key = await teamWith(deployment, "streamer", { credits: 4 })
+    const response = await fetch(`${deployment.server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify({ url: `${siteUrl}/doc.pdf`, maxAge: 0 })
+    })
+    expect(response.status).toBe(200)
+    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line))
+    const done = lines.at(-1)
+    expect(done).toMatchObject({ type: "done", success: true })
+    expect(done.data.metadata.creditsUsed).toBe(3)
+    expect(await balanceOf(deployment, "streamer")).toBe(1)
+    // 1 credit left, the same PDF costs 3: the stream ends with an error line in place of done, nothing charged.
+    const refused = await fetch(`${deployment.server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify({ url: `${siteUrl}/doc.pdf`, maxAge: 0 })
+    })
+    const last = JSON.parse((await refused.text()).trim().split("\n").at(-1)!)
+    expect(last).toMatchObject({ type: "error", status: 402, code: "insufficient_credits" })
+    expect(await balanceOf(deployment, "streamer")).toBe(1)
+    // Parse's 402 carries `error` only.
+    const brokeKey = await teamWith(deployment, "broke-parse", { credits: 0 })
+    const form = new FormData()
+    form.append("file", new Blob(["<h1>Uploaded</h1>"], { type: "text/html" }), "upload.html")
+    const parse = await fetch(`${deployment.server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${brokeKey}` }, body: form })
+    expect(parse.status).toBe(402)
+    expect(Object.keys(await parse.json())).toEqual(["error"])
+  })
+
+  it("keeps no response of a zero-data-retention request: its x-request-id cannot be replayed", async () => {
+    const key = await teamWith(deployment, "private", { credits: 10 })
+    const body = { url: `${siteUrl}/private-page`, zeroDataRetention: true }
+    expect((await scrape(deployment.server, key, body, { "x-request-id": "zdr-1" })).status).toBe(200)
+    const again = await scrape(deployment.server, key, body, { "x-request-id": "zdr-1" })
+    expect(again.status).toBe(409)
+    expect(again.body).toMatchObject({ code: "duplicate_request", chargeId: chargeIdFor("private", "zdr-1") })
+    expect(again.body.error).toContain("zero data retention")
+    expect(await balanceOf(deployment, "private")).toBe(8)
+    const kept = await withStore(deployment, (store) =>
+      store.beginRequest({ teamId: "private", requestId: "zdr-1", paramsHash: "other", deadline: Date.now() }))
+    expect(kept._tag).toBe("Conflict")
+  })
+
+  it("posts audit events to a webhook, and a webhook that fails never fails the request", async () => {
+    const received: Array<Record<string, any>> = []
+    const hook = createServer((request, response) => {
+      let text = ""
+      request.on("data", (chunk) => (text += chunk))
+      request.on("end", () => {
+        received.push(JSON.parse(text))
+        response.end()
+      })
+    })
+    await new Promise<void>((resolve) => hook.listen(0, "127.0.0.1", resolve))
+    try {
+      const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/audit`
+      const key = await teamWith(deployment, "hooked", { auditSink: hookUrl })
+      const answer = await scrape(deployment.server, key, { url: `${siteUrl}/hooked`, auditMetadata: { username: "bob" } })
+      expect(answer.status).toBe(200)
+      for (let n = 0; n < 50 && received.length === 0; n++) await sleep(50)
+      expect(received).toEqual([expect.objectContaining({ team: "hooked", status: 200, auditMetadata: { username: "bob" }, url: `${siteUrl}/hooked` })])
+      // Nothing listens on port 1: the event is dropped (and logged), the request is answered as ever.
+      const deadKey = await teamWith(deployment, "dead-hook", { auditSink: "http://127.0.0.1:1/audit" })
+      expect((await scrape(deployment.server, deadKey, { url: `${siteUrl}/dead-hook` })).status).toBe(200)
+      for (let n = 0; n < 50 && !deployment.server.logs.some((line) => line.msg === "audit event dropped"); n++) await sleep(50)
+      expect(deployment.server.logs.some((line) => line.msg === "audit event dropped")).toBe(true)
+    } finally {
+      hook.closeAllConnections()
+      await new Promise((resolve) => hook.close(resolve))
+    }
+  })
+
   it("leaves the default team unlimited and unmetered", async () => {
     const answer = await scrape(deployment.server, "default-key", { url: `${siteUrl}/default` })
     expect(answer.status).toBe(200)

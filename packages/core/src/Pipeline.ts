@@ -6,6 +6,10 @@
  * or a document reader -> project the requested formats. parse: the same stages on uploaded
  * bytes. The whole request runs under its `timeout` budget, navigation, waits and actions included.
  *
+ * With a `Store` in the context the pipeline is built in, scrapes go through the page cache
+ * (`store/PageCache.ts`): a fitting stored page is served without fetching, its formats computed
+ * again; without one there is no cache, and `lockdown` and `minAge` are refused.
+ *
  * The pipeline takes requests already decoded: the edge that receives untrusted input (the HTTP
  * routes, `createStrata`) runs `validateScrapeRequest` / `validateParseOptions` once, which
  * decode the contract's JSON with its defaults and refuse the options this server does not
@@ -16,12 +20,15 @@ import { randomUUID } from "node:crypto"
 import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
 import { ArtifactStore } from "./artifacts/ArtifactStore.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
-import { BrowserEngine, decodeBody, Fetcher, type BrowserPage, type FetchResponse, needsJavaScript } from "./fetch/index.ts"
-import { browserOptions, browserRequestOf, type EngineName, noBrowser, pageInput, wantsBrowser, withEngine } from "./EngineChoice.ts"
+import { BrowserEngine, decodeBody, Fetcher, type FetchResponse, needsJavaScript } from "./fetch/index.ts"
+import { browserOptions, browserRequestOf, noBrowser, pageInput, wantsBrowser, withEngine } from "./EngineChoice.ts"
 import { renderContent, renderContentStream, type ContentEvent } from "./ContentStage.ts"
 import type { ContentInput } from "./Routing.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
-import { scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { NotSupported, scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
+import { cacheOnly } from "./store/CacheRules.ts"
+import { type Fetched, makePageCache, type Served } from "./store/PageCache.ts"
+import { Store } from "./store/Store.ts"
 import { FormatProjection, contractProjection } from "./FormatProjection.ts"
 import { Markdown, defaultMarkdown } from "./stages/Markdown.ts"
 import { Redaction } from "./stages/Redaction.ts"
@@ -49,6 +56,8 @@ export class Pipeline extends Context.Service<Pipeline, {
       const fetcher = yield* Fetcher
       const browser = yield* Effect.serviceOption(BrowserEngine)
       const artifacts = yield* Effect.serviceOption(ArtifactStore)
+      const store = yield* Effect.serviceOption(Store)
+      const cache = Option.isSome(store) ? Option.some(yield* makePageCache(store.value)) : Option.none()
       const readers = yield* DocumentReaders
       const redaction = yield* Redaction
       // Stages with a default: the one in the context the pipeline is built in, else the default.
@@ -74,37 +83,48 @@ export class Pipeline extends Context.Service<Pipeline, {
         })
 
       /** Fetches the request's URL (SSRF-checked, under the deadline) as content for the content stage. */
-      const fetchContent = (request: ScrapeRequest, deadline: number): Effect.Effect<ContentInput, ScrapeError> =>
+      const fetchContent = (request: ScrapeRequest, deadline: number): Effect.Effect<Fetched, ScrapeError> =>
         fetcher.fetch(request.url, { headers: request.headers, location: request.location, deadline, skipTlsVerification: request.skipTlsVerification }).pipe(
-          Effect.map((response) => fetchedInput(request.url, response))
+          Effect.map((response): Fetched => ({ input: fetchedInput(request.url, response), headers: response.headers, engine: "fetch", keep: true }))
         )
 
       /**
        * The page's content and the engine that served it: the browser when an option needs it,
        * else the fetch engine, then the browser when the fetched HTML needs JavaScript (if the
-       * browser then fails, the page as fetched is still an answer).
+       * browser then fails other than by the deadline, the page as fetched is still an answer,
+       * with a warning, and is not cached).
        */
-      const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Acquired, ScrapeError> =>
+      const fetchPage = (request: ScrapeRequest, deadline: number): Effect.Effect<Fetched, ScrapeError> =>
         Effect.gen(function*() {
           const needed = browserOptions(request)
           if (Option.isNone(browser)) {
             if (needed.length > 0) return yield* Effect.fail(noBrowser(needed))
-            return { input: yield* fetchContent(request, deadline), engine: "fetch" }
+            return yield* fetchContent(request, deadline)
           }
           // A document (PDF, JSON, an image...) is not a page: Chromium shows a PDF in its viewer and
           // hands back the viewer's HTML, so the fetch engine reads the bytes themselves.
-          const render = Effect.flatMap(browser.value.render(browserRequestOf(request), deadline), (page): Effect.Effect<Acquired, ScrapeError> =>
+          const render = Effect.flatMap(browser.value.render(browserRequestOf(request), deadline), (page): Effect.Effect<Fetched, ScrapeError> =>
             isHtmlType(page.contentType)
-              ? Effect.succeed({ input: pageInput(request.url, page), engine: "browser", page })
-              : Effect.map(fetchContent(request, deadline), (input): Acquired => ({ input, engine: "fetch" })))
+              ? Effect.succeed({ input: pageInput(request.url, page), headers: page.headers, engine: "browser", page, keep: true })
+              : fetchContent(request, deadline))
           if (wantsBrowser(request)) return yield* render
-          const input = yield* fetchContent(request, deadline)
+          const fetched = yield* fetchContent(request, deadline)
+          const input = fetched.input
           if (!isHtmlPage(input) || needsJavaScript(decodeBody(input.bytes, input.contentTypeHeader).text) === undefined) {
-            return { input, engine: "fetch" }
+            return fetched
           }
           return yield* Effect.catch(render, (error) =>
-            error.reason._tag === "TimedOut" ? Effect.fail(error) : Effect.succeed<Acquired>({ input, engine: "fetch" }))
+            error.reason._tag === "TimedOut"
+              ? Effect.fail(error)
+              : Effect.succeed<Fetched>({ ...fetched, keep: false, warning: browserFailedWarning(error) }))
         })
+
+      /** The page from the cache when there is one and it may serve the request, else fetched (then cached). */
+      const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Served, ScrapeError> => {
+        if (Option.isSome(cache)) return cache.value.serve(request, fetchPage(request, deadline))
+        if (cacheOnly(request)) return Effect.fail(noCache(request))
+        return fetchPage(request, deadline)
+      }
 
       /** A stream under the request's whole budget (not a per-element timeout). */
       const streamWithBudget = <A>(timeoutMs: number, stream: Stream.Stream<A, ScrapeError>) =>
@@ -117,7 +137,7 @@ export class Pipeline extends Context.Service<Pipeline, {
             renderContentStream(acquired.input, request, deadline).pipe(
               Stream.mapEffect((event) =>
                 event.type === "done"
-                  ? Effect.map(withEngine(event.data, acquired, request, artifacts), (data): ContentEvent => ({ type: "done", data }))
+                  ? Effect.map(withEngine(event.data, acquired, request, artifacts), (data): ContentEvent => ({ type: "done", data: withServed(data, acquired) }))
                   : Effect.succeed(event)
               )
             )))
@@ -136,7 +156,8 @@ export class Pipeline extends Context.Service<Pipeline, {
       const scrape = Effect.fn("Pipeline.scrape")(function*(request: ScrapeRequest) {
         const deadline = Date.now() + request.timeout
         const work = Effect.flatMap(acquire(request, deadline), (acquired) =>
-          Effect.flatMap(renderContent(acquired.input, request, deadline), (data) => withEngine(data, acquired, request, artifacts)))
+          Effect.flatMap(renderContent(acquired.input, request, deadline), (data) =>
+            Effect.map(withEngine(data, acquired, request, artifacts), (data) => withServed(data, acquired))))
         const data = yield* withBudget(request.timeout, stages(work))
         return finish(data)
       })
@@ -174,11 +195,26 @@ const uploadInput = (file: UploadedFile): ContentInput => ({
   upload: true
 })
 
-/** A page's content and the engine that served it (with the browser's page, for its actions and screenshot). */
-interface Acquired {
-  readonly input: ContentInput
-  readonly engine: EngineName
-  readonly page?: BrowserPage | undefined
+/** The 400 for a cache-only request on a pipeline without a store. */
+const noCache = (request: ScrapeRequest): ScrapeError => {
+  const option = request.lockdown ? "lockdown" : "minAge"
+  return scrapeError(new NotSupported({
+    option,
+    message: `The option \`${option}\` is not supported by this server: it answers from the cache, and this server keeps none (no state store)`
+  }))
+}
+
+/** The warning for a page that looked like it needs JavaScript and that the browser then failed to render. */
+const browserFailedWarning = (error: ScrapeError): string =>
+  `This page may need JavaScript to show its content, and the browser engine failed to render it (${error.message}); the content is the page as fetched, without its scripts run.`
+
+/** `data` with what serving the page added: the cache's `cacheState` and `cachedAt`, and a warning. */
+const withServed = (data: ScrapeData, served: Served): ScrapeData => {
+  const warning = served.warning === undefined ? data.warning : [data.warning, served.warning].filter((w) => w !== undefined && w !== null && w !== "").join("; ")
+  const cache = served.cache === undefined
+    ? {}
+    : { cacheState: served.cache.state, ...(served.cache.cachedAt === undefined ? {} : { cachedAt: served.cache.cachedAt }) }
+  return { ...data, ...(warning === undefined || warning === null ? {} : { warning }), metadata: { ...data.metadata, ...cache } }
 }
 
 /** HTML by its declared type (or none declared). */

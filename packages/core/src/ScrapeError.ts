@@ -69,6 +69,20 @@ export class BrowserFailed extends Schema.TaggedError<BrowserFailed>()("BrowserF
   action: Schema.optionalKey(Schema.Struct({ index: Schema.Int, type: Schema.String }))
 }) {}
 
+/**
+ * A cache-only request (`lockdown`, or `minAge`) found no stored page that fits: nothing was
+ * fetched. `kind` says which option asked for the cache alone (the two have their own codes).
+ */
+export class NoCachedData extends Schema.TaggedError<NoCachedData>()("NoCachedData", {
+  kind: Schema.Literals(["lockdown", "minAge"]),
+  message: Schema.String
+}) {}
+
+/** A cache-only request could not read the cache (the store failed): whether a copy exists is unknown. */
+export class CacheUnavailable extends Schema.TaggedError<CacheUnavailable>()("CacheUnavailable", {
+  message: Schema.String
+}) {}
+
 export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError", {
   reason: Schema.Union([
     InvalidRequest,
@@ -80,7 +94,9 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
     DocumentUnreadable,
     StageFailed,
     Overloaded,
-    BrowserFailed
+    BrowserFailed,
+    NoCachedData,
+    CacheUnavailable
   ])
 }) {
   override get message(): string {

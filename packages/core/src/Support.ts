@@ -37,8 +37,7 @@ export const checkScrapeSupported = (request: ScrapeRequest): Effect.Effect<void
     // `location` is honoured in part: its languages become the fetch's Accept-Language (no geo proxy).
     if (truthy(request.profile)) yield* refuse("profile", "browser profiles are not available yet")
     if (request.onlyCleanContent === true) yield* refuse("onlyCleanContent", "the model-based cleaning pass is not available yet")
-    if (request.lockdown === true) yield* refuse("lockdown", "this server keeps no cache yet")
-    if (request.minAge !== undefined) yield* refuse("minAge", "this server keeps no cache yet")
+    // `lockdown` and `minAge` read the cache: the pipeline refuses them when it has no store.
   })
 
 export const checkParseSupported = (options: ParseOptions): Effect.Effect<void, ScrapeError> => checkCommon(options)

@@ -194,6 +194,10 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
       return reason.kind === "action"
         ? reply(500, "SCRAPE_ACTION_ERROR", reason.message, reason.action)
         : reply(500, "SCRAPE_BROWSER_ERROR", reason.message, { kind: reason.kind })
+    case "NoCachedData":
+      return reply(404, reason.kind === "lockdown" ? "SCRAPE_LOCKDOWN_CACHE_MISS" : "SCRAPE_NO_CACHED_DATA", reason.message)
+    case "CacheUnavailable":
+      return { ...reply(503, "SCRAPE_CACHE_UNAVAILABLE", reason.message), retryAfterSeconds: 5 }
   }
 }
 

@@ -79,6 +79,8 @@ export const DocumentMetadata = Schema.StructWithRest(
     concurrencyLimited: Schema.optionalKey(Schema.Boolean),
     concurrencyQueueDurationMs: Schema.optionalKey(Schema.Finite),
     creditsUsed: Schema.optionalKey(Schema.Finite),
+    cacheState: Schema.optionalKey(Schema.Literals(["hit", "miss"]).annotate({ description: "Whether the page came from the cache; present when the cache was consulted." })),
+    cachedAt: Schema.optionalKey(Schema.String.annotate({ format: "date-time", description: "When the cached copy was fetched (on a hit)." })),
     scrapeId: Schema.optionalKey(Schema.String)
   }),
   [Schema.Record(Schema.String, MetadataValue)]

@@ -11,12 +11,15 @@ import type { AddressInfo } from "node:net"
 import {
   type ActionOutput,
   BrowserEngine,
+  BrowserFailed,
   type BrowserPage,
   type BrowserRequest,
   DocumentReaders,
   Fetcher,
   Pipeline,
   type ScrapeError,
+  scrapeError,
+  TimedOut,
   validateScrapeRequest
 } from "../../src/index.ts"
 
@@ -144,5 +147,33 @@ describe("engine choice", () => {
     )
     expect(data.metadata?.engine).toBe("fetch")
     expect(data.rawHtml).toContain(`<div id="root"></div>`)
+  })
+
+  it("serves the page as fetched with a warning when the browser fails on a page that needs JavaScript", async () => {
+    const crashing = Layer.succeed(BrowserEngine, BrowserEngine.of({
+      render: () => Effect.fail(scrapeError(new BrowserFailed({ kind: "crashed", message: "Chromium exited while rendering" })))
+    }))
+    const data = await Effect.runPromise(
+      Effect.flatMap(validateScrapeRequest({ url: `${base}/app`, formats: ["rawHtml"] }), (request) => Pipeline.use((p) => p.scrape(request))).pipe(
+        Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layerWith({ allowPrivate: true }), DocumentReaders.layer([]), crashing])))
+      )
+    )
+    expect(data.metadata?.engine).toBe("fetch")
+    expect(data.rawHtml).toContain(`<div id="root"></div>`)
+    expect(data.warning).toContain("may need JavaScript")
+    expect(data.warning).toContain("Chromium exited while rendering")
+  })
+
+  it("fails with the timeout when the browser runs out of time on a page that needs JavaScript", async () => {
+    const late = Layer.succeed(BrowserEngine, BrowserEngine.of({
+      render: () => Effect.fail(scrapeError(new TimedOut({ message: "navigation ran past the deadline" })))
+    }))
+    const reason = await Effect.runPromise(
+      Effect.flatMap(validateScrapeRequest({ url: `${base}/app` }), (request) => Pipeline.use((p) => p.scrape(request))).pipe(
+        Effect.flip,
+        Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layerWith({ allowPrivate: true }), DocumentReaders.layer([]), late])))
+      )
+    )
+    expect(reason.reason._tag).toBe("TimedOut")
   })
 })

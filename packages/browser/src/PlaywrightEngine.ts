@@ -11,6 +11,8 @@
  */
 import {
   BrowserEngine,
+  Interactions,
+  ProfileTeam,
   type BrowserEngineService,
   BrowserFailed,
   type BrowserPage,
@@ -26,7 +28,7 @@ import {
   type ScrapeError,
   UrlBlocked
 } from "@strata/core"
-import { Config, Effect, Layer, Semaphore } from "effect"
+import { Config, Context, Effect, Layer, Semaphore } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { readFile, stat } from "node:fs/promises"
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
@@ -34,6 +36,8 @@ import { runActions, screenshot } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
+import { makeInteractions, type OpenSession, type SessionOptions } from "./InteractSessions.ts"
+import { makeProfileStore } from "./Profiles.ts"
 import { mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "./SmartWait.ts"
 import { contentOf, crashed, failureOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
 
@@ -48,6 +52,10 @@ export interface BrowserOptions {
   readonly launchTimeoutMs?: number | undefined
   /** Stop Chromium after this long without a render, ms (the next render starts it again). Default 300,000. */
   readonly idleMs?: number | undefined
+  /** Where browser profiles are kept (`{dataDir}/profiles`). Default: `STRATA_DATA_DIR`, else `./data`. */
+  readonly dataDir?: string | undefined
+  /** Interact sessions: how many at once (default: `concurrency`) and how long they live (InteractSessions.ts). */
+  readonly interact?: Partial<SessionOptions> | undefined
 }
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
@@ -178,11 +186,16 @@ class TooLarge extends Error {
 }
 
 /** Builds the engine; Chromium and the proxy stop when the scope closes. */
-export const make = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
+export const make = (options: BrowserOptions & { readonly policy: GuardPolicy }) => Effect.map(build(options), ({ engine }) => engine)
+
+/** The engine, and what interact sessions need from it: the same browser, proxy and profiles. */
+const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
   Effect.gen(function*() {
     const proxy = yield* startGuardProxy(options.policy)
     const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH
-    const pages = yield* Semaphore.make(Math.max(1, options.concurrency ?? defaultConcurrency()))
+    const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency())
+    const pages = yield* Semaphore.make(concurrency)
+    const profiles = makeProfileStore(options.dataDir ?? "./data")
     const launching = yield* Semaphore.make(1)
     // Built on the first render that blocks ads (~230 ms), then shared by every render.
     const adBlocker = yield* Effect.cached(Effect.sync(() => buildAdBlocker()))
@@ -260,7 +273,9 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
       Effect.acquireRelease(
         Effect.gen(function*() {
           const { options: contextOpts, cookies } = contextOptions(request, run.browser)
-          const context = yield* step(run, () => run.browser.newContext(contextOpts))
+          // A profile's saved cookies and localStorage, read only (an interact session saves, InteractSessions.ts).
+          const storageState = request.profile === undefined ? undefined : yield* profiles.load(yield* ProfileTeam, request.profile.name)
+          const context = yield* step(run, () => run.browser.newContext({ ...contextOpts, storageState }))
           if (cookies.length > 0) yield* step(run, () => context.addCookies(cookies))
           yield* step(run, () => context.addInitScript(mutationClockScript))
           if (request.blockAds !== false) {
@@ -335,7 +350,8 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
         }
       })
 
-    const render = (request: BrowserRequest, deadline: number): Effect.Effect<BrowserPage, ScrapeError> =>
+    /** Opens a context and renders `request` in it; the context stays open until the calling scope closes. */
+    const replay = (request: BrowserRequest, deadline: number) =>
       Effect.gen(function*() {
         const invalid = invalidHeaders(request.headers)
         if (invalid.length > 0) {
@@ -372,14 +388,29 @@ export const make = (options: BrowserOptions & { readonly policy: GuardPolicy })
         })
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
         const blocker = request.blockAds === false ? undefined : yield* adBlocker
-        return yield* renderPage(page, run, request, blocker).pipe(
+        const rendered = yield* renderPage(page, run, request, blocker).pipe(
           // A failure that raced Chromium's exit is the crash.
           Effect.mapError((error) => (launched.isConnected() ? error : failureOf(run, error))),
           Effect.raceFirst(gone)
         )
-      }).pipe(Effect.scoped, pages.withPermit, Effect.withSpan("BrowserEngine.render", { attributes: { url: request.url } }))
+        return { rendered, page, context }
+      })
 
-    return BrowserEngine.of({ render }) satisfies BrowserEngineService
+    const render = (request: BrowserRequest, deadline: number): Effect.Effect<BrowserPage, ScrapeError> =>
+      Effect.map(replay(request, deadline), ({ rendered }) => rendered).pipe(
+        Effect.scoped,
+        pages.withPermit,
+        Effect.withSpan("BrowserEngine.render", { attributes: { url: request.url } })
+      )
+
+    /** An interact session's page: the replay takes a render slot; the open context counts against the session limit instead. */
+    const openSession: OpenSession = (request, deadline) =>
+      Effect.map(replay(request, deadline), ({ page, context }) => ({ page, context })).pipe(
+        pages.withPermit,
+        Effect.withSpan("BrowserEngine.openSession", { attributes: { url: request.url } })
+      )
+
+    return { engine: BrowserEngine.of({ render }) satisfies BrowserEngineService, openSession, profiles, concurrency }
   })
 
 /**
@@ -392,9 +423,17 @@ const resolveOptions = (options: BrowserOptions) =>
     const concurrency = options.concurrency ??
       (yield* Config.Int("STRATA_BROWSER_CONCURRENCY").pipe(Config.withDefault(defaultConcurrency()), Effect.orElseSucceed(defaultConcurrency)))
     const policy = options.policy ?? (yield* fetchPolicyFromEnv)
-    return { ...options, chromiumPath, concurrency, policy }
+    const dataDir = options.dataDir ?? (yield* Config.String("STRATA_DATA_DIR").pipe(Config.withDefault("./data"), Effect.orElseSucceed(() => "./data")))
+    return { ...options, chromiumPath, concurrency, policy, dataDir }
   })
 
-/** The engine as a layer; Chromium starts on the first render, and stops with the layer. */
-export const layer = (options: BrowserOptions = {}): Layer.Layer<BrowserEngine> =>
-  Layer.effect(BrowserEngine, Effect.flatMap(resolveOptions(options), make))
+/**
+ * The engine as a layer, with the interact sessions that share its browser; Chromium starts on
+ * the first render, and stops with the layer (sessions first, their profiles saved).
+ */
+export const layer = (options: BrowserOptions = {}): Layer.Layer<BrowserEngine | Interactions> =>
+  Layer.effectContext(Effect.gen(function*() {
+    const built = yield* build(yield* resolveOptions(options))
+    const interactions = yield* makeInteractions(built.openSession, built.profiles, { ...options.interact, maxSessions: options.interact?.maxSessions ?? built.concurrency })
+    return Context.make(BrowserEngine, built.engine).pipe(Context.add(Interactions, interactions))
+  }))

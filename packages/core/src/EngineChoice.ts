@@ -54,6 +54,7 @@ export const browserRequestOf = (request: ScrapeRequest): BrowserRequest => {
     location: request.location,
     waitFor: request.waitFor,
     blockAds: request.blockAds,
+    profile: request.profile === undefined ? undefined : { name: request.profile.name },
     actions: request.actions ?? [],
     screenshot: screenshot === undefined ? undefined : { fullPage: screenshot.fullPage, quality: screenshot.quality, viewport: screenshot.viewport }
   }

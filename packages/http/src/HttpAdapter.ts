@@ -26,8 +26,10 @@ import { randomUUID } from "node:crypto"
 import { ApiKeys, type ApiKeyStoreError, type AuthResult, storeFailed } from "./ApiKeys.ts"
 import { artifactRoute } from "./ArtifactRoute.ts"
 import { createJsonServer } from "./ClientErrors.ts"
+import { interactRoute, isInteractPath, rememberScrapes, stopInteractRoute } from "./InteractRoute.ts"
 import { authUnavailable, badRequest, rateLimited, routeNotFound, teamRateLimited, unauthorized, unknownError } from "./ErrorReply.ts"
 import { takeTeamRate } from "./Limits.ts"
+import { auditedPaths, refusedEvent } from "./Audit.ts"
 import { parseRoute } from "./ParseRoute.ts"
 import { toResponse } from "./Reply.ts"
 import { isValidRequestId, RequestContext } from "./RequestContext.ts"
@@ -36,8 +38,9 @@ import { scrapeRoute } from "./ScrapeRoute.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
-/** Paths served, and which of them answer without a key. */
-const knownPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health"])
+/** Paths served (`/v2/scrape/{scrapeId}/interact` among them), and which of them answer without a key. */
+const exactPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health"])
+const knownPaths = { has: (path: string) => exactPaths.has(path) || isInteractPath(path) }
 const publicPaths = new Set(["/health", "/v2/openapi.json"])
 /** `/v2/artifacts/{file}`: known, and public (the signed link is the credential; see ArtifactRoute.ts). */
 const isArtifactPath = (path: string) => path.startsWith(artifactPathPrefix)
@@ -61,7 +64,9 @@ const guard = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerRespons
   })
 
 export const routes = HttpRouter.addAll([
-  HttpRouter.route("POST", "/v2/scrape", guard(scrapeRoute)),
+  HttpRouter.route("POST", "/v2/scrape", guard(rememberScrapes(scrapeRoute))),
+  HttpRouter.route("POST", "/v2/scrape/:scrapeId/interact", guard(interactRoute)),
+  HttpRouter.route("DELETE", "/v2/scrape/:scrapeId/interact", guard(stopInteractRoute)),
   HttpRouter.route("POST", "/v2/parse", guard(parseRoute)),
   HttpRouter.route("GET", "/v2/openapi.json", guard(openApiRoute)),
   HttpRouter.route("GET", `${artifactPathPrefix}:file`, guard(artifactRoute)),
@@ -125,7 +130,7 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
   Effect.gen(function*() {
     const started = performance.now()
     const request = yield* HttpServerRequest.HttpServerRequest
-    const { config, rateLimiter, idle } = yield* ServerSettings
+    const { audit, config, rateLimiter, idle } = yield* ServerSettings
     const keys = yield* ApiKeys
     const path = pathOf(request.url)
     const suppliedId = request.headers["x-request-id"]
@@ -164,6 +169,10 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     const finish = (response: HttpServerResponse.HttpServerResponse) => {
       const final = withContractBody(response, request.method, path, requestId)
       log(final.status)
+      // A scrape or parse refused before it was metered (its team's rate limit, a bad body) is audited too.
+      if (context.audited !== true && context.team?.auditSink !== undefined && auditedPaths.has(path)) {
+        audit.send(context.team.auditSink, refusedEvent(context, path, final.status, performance.now() - started))
+      }
       return HttpServerResponse.setHeader(final, "x-request-id", requestId)
     }
 

@@ -116,7 +116,10 @@ const browserLayer = (options: StrataOptions) => {
   ))
 }
 
-/** The `Pipeline` service with the given options and stages. */
+/**
+ * The `Pipeline` service with the given options and stages; with the browser on, its
+ * `BrowserEngine` and `Interactions` (interact sessions) come in the layer's output too.
+ */
 export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknown> => {
   const stages = options.stages ?? {}
   const tables = stages.tables ?? HeuristicTables
@@ -131,7 +134,8 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
     : Fetcher.layerWith({ allowPrivate: options.fetch.allowPrivateUrls ?? false, allowedOrigins: options.fetch.allowedOrigins ?? [] })
   const redaction = stages.redaction === undefined ? Layer.empty : Layer.succeed(Redaction, stages.redaction)
   const markdown = stages.markdown ?? Layer.empty
-  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, browserLayer(options))))
+  // The browser's layer stays in the output: with it come the interact sessions (`Interactions`) the HTTP server serves.
+  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown)), Layer.provideMerge(browserLayer(options)))
 }
 
 /** The `Pipeline` service with the defaults (configuration from the environment). */

@@ -79,3 +79,12 @@ export {
 export { formatPath, type RequestIssue } from "./Issues.ts"
 export { normalizeHttpUrl } from "./Primitives.ts"
 export { openApiDocument } from "./OpenApi.ts"
+export {
+  decodeInteractRequest,
+  INTERACT_DEFAULT_TIMEOUT_S,
+  INTERACT_MAX_CODE_CHARS,
+  INTERACT_MAX_PROMPT_CHARS,
+  INTERACT_MAX_TIMEOUT_S,
+  type InteractRequest,
+  InteractRequestBody
+} from "./InteractRequest.ts"

@@ -37,6 +37,8 @@ export interface BrowserRequest {
   readonly screenshot?: ScreenshotOptions | undefined
   /** Block ads, trackers and consent managers, and remove cookie banners. Default true. */
   readonly blockAds?: boolean | undefined
+  /** A browser profile to start from (its cookies and localStorage, of the `ProfileTeam`'s profile of this name); read only. */
+  readonly profile?: { readonly name: string } | undefined
 }
 
 /** A file the page produced. */

@@ -11,3 +11,4 @@ export { BlockedAddressError, blockedLiteral, makeGuardedLookup } from "./SafeLo
 export { isBadPort, urlPort } from "./PortPolicy.ts"
 export { needsJavaScript, type JavaScriptReason } from "./NeedsJavaScript.ts"
 export * from "./Browser.ts"
+export * from "./Interaction.ts"

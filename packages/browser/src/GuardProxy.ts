@@ -10,12 +10,18 @@
  * Playwright forces loopback through the proxy as well (`<-loopback>`), so 127.0.0.1 is checked
  * like any other address.
  *
+ * The proxy is on loopback, where any local process could use it to reach private addresses
+ * past the policy of a server that allows them: every request must carry `Proxy-Authorization`
+ * with a random credential made when the proxy starts, which only our Chromium is given (through
+ * Playwright's proxy options). A request without it answers 407.
+ *
  * A refusal answers 403 with `x-strata-blocked` (plain HTTP) or a refused tunnel (HTTPS); an
  * upstream failure answers 502 with `x-strata-proxy-error`. Refusals and failures are also kept
  * by host and port for a minute, so the engine can name them when the main navigation fails.
  */
 import { BlockedAddressError, blockedLiteral, isBadPort, makeGuardedLookup } from "@strata/core"
 import { Effect, type Scope } from "effect"
+import { randomBytes, timingSafeEqual } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo, LookupFunction, Socket } from "node:net"
 import net from "node:net"
@@ -41,6 +47,8 @@ export interface ProxyRefusal {
 export interface GuardProxy {
   /** `http://127.0.0.1:<port>`, for Chromium's `--proxy-server`. */
   readonly url: string
+  /** The credential every request must carry (Basic, in `Proxy-Authorization`); new for every proxy. */
+  readonly credentials: { readonly username: string; readonly password: string }
   /** The last refusal for `host:port` within the last minute. */
   readonly refusalFor: (hostPort: string) => ProxyRefusal | undefined
   /** The refusal known before any DNS (an internal IP literal, a port of another protocol), for the page's own URL. */
@@ -72,6 +80,13 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
       })
     )
     const guarded = makeGuardedLookup()
+    const credentials = { username: "strata", password: randomBytes(24).toString("base64url") }
+    const expected = Buffer.from(`Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString("base64")}`)
+    const authorized = (request: http.IncomingMessage): boolean => {
+      const given = Buffer.from(request.headers["proxy-authorization"] ?? "")
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    }
+    const challenge = { "proxy-authenticate": `Basic realm="strata"`, "content-type": "text/plain" }
     const refusals = new Map<string, { readonly refusal: ProxyRefusal; readonly at: number }>()
     const remember = (hostPort: string, refusal: ProxyRefusal) => {
       refusals.delete(hostPort)
@@ -114,6 +129,7 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
     const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 32 })
 
     const server = http.createServer((request, response) => {
+      if (!authorized(request)) return void response.writeHead(407, challenge).end("proxy credentials required")
       const target = URL.canParse(request.url ?? "") ? new URL(request.url as string) : undefined
       if (target === undefined || target.protocol !== "http:") {
         response.writeHead(400, { "content-type": "text/plain" }).end("absolute http URL expected")
@@ -158,6 +174,7 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
     // HTTPS and websockets: a tunnel to the checked address, or a refusal.
     server.on("connect", (request: http.IncomingMessage, client: Socket, head: Buffer) => {
       track(client)
+      if (!authorized(request)) return void client.end(`HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="strata"\r\nContent-Length: 0\r\n\r\n`)
       const target = URL.canParse(`https://${request.url ?? ""}`) ? new URL(`https://${request.url}`) : undefined
       const port = target === undefined ? NaN : Number(target.port || 443)
       if (target === undefined || !Number.isInteger(port)) return void client.end("HTTP/1.1 400 Bad Request\r\n\r\n")
@@ -207,5 +224,5 @@ export const startGuardProxy = (policy: GuardPolicy): Effect.Effect<GuardProxy, 
       const decision = check(url)
       return "refusal" in decision ? decision.refusal : undefined
     }
-    return { url: `http://127.0.0.1:${port}`, refusalFor, refuses }
+    return { url: `http://127.0.0.1:${port}`, credentials, refusalFor, refuses }
   })

@@ -38,7 +38,7 @@ import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
 import { makeInteractions, type OpenSession, type SessionOptions } from "./InteractSessions.ts"
 import { makeProfileStore } from "./Profiles.ts"
-import { mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "./SmartWait.ts"
+import { DEFAULT_WAIT, mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS, type WaitTuning } from "./SmartWait.ts"
 import { contentOf, crashed, failureOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
 
 export interface BrowserOptions {
@@ -56,6 +56,8 @@ export interface BrowserOptions {
   readonly dataDir?: string | undefined
   /** Interact sessions: how many at once (default: `concurrency`) and how long they live (InteractSessions.ts). */
   readonly interact?: Partial<SessionOptions> | undefined
+  /** The smart wait's windows (`SmartWait.ts`); the defaults are bench/browser's choice. */
+  readonly smartWait?: Partial<WaitTuning> | undefined
 }
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
@@ -197,6 +199,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     const pages = yield* Semaphore.make(concurrency)
     const profiles = makeProfileStore(options.dataDir ?? "./data")
     const launching = yield* Semaphore.make(1)
+    const tuning: WaitTuning = { ...DEFAULT_WAIT, ...options.smartWait }
     // Built on the first render that blocks ads (~230 ms), then shared by every render.
     const adBlocker = yield* Effect.cached(Effect.sync(() => buildAdBlocker()))
     let current: Browser | undefined
@@ -224,7 +227,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
           executablePath: chromiumPath,
           headless: true,
           args: chromiumArgs,
-          proxy: { server: proxy.url },
+          proxy: { server: proxy.url, ...proxy.credentials },
           timeout: options.launchTimeoutMs ?? 30_000
         }).then(async (launched) => {
           if (!signal.aborted) return launched
@@ -324,7 +327,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         const refused = proxyAnswer(response, request.url)
         if (refused !== undefined) return yield* Effect.fail(refused)
         if (main === null) main = response
-        yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline)
+        yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline, 0, tuning)
         if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
         // Consent banners go before the actions (they cover what a click aims at) and again after them.
         const unbanner = blocker === undefined ? Effect.void : probe(() => removeBanners(page, blocker), 0)

@@ -27,7 +27,23 @@ export const ACTION_QUIET_CREDIT_MS = 300
 export const TIMER_MIN_MS = 50
 export const TIMER_MAX_MS = 2000
 export const TIMER_ARMED_BEFORE_MS = 3000
-const POLL_MS = 100
+
+/** The wait's windows; `BrowserOptions.smartWait` overrides them (bench/browser sweeps them). */
+export interface WaitTuning {
+  /** The network must have been quiet this long. */
+  readonly networkQuietMs: number
+  /** And the DOM unchanged this long. */
+  readonly domQuietMs: number
+  /** How often the page is looked at. */
+  readonly pollMs: number
+  /**
+   * Count quiet from the network's last activity even when it came before the wait started
+   * (true), or from the wait's start (false: every render pays the whole window after load).
+   */
+  readonly creditBeforeWait: boolean
+}
+
+export const DEFAULT_WAIT: WaitTuning = { networkQuietMs: NETWORK_QUIET_MS, domQuietMs: DOM_QUIET_MS, pollMs: 100, creditBeforeWait: false }
 
 /**
  * Installed in every frame before the page's own scripts: a mutation observer on the whole
@@ -99,21 +115,22 @@ export class NetworkTracker {
  * (a scroll's observers, a click's fetch run a frame or two later), so quiet from before the
  * action does not count.
  */
-export const settle = (page: Page, network: NetworkTracker, maxMs: number, deadline: number, sinceMs = 0): Effect.Effect<void> =>
+export const settle = (page: Page, network: NetworkTracker, maxMs: number, deadline: number, sinceMs = 0, tuning: WaitTuning = DEFAULT_WAIT): Effect.Effect<void> =>
   Effect.gen(function*() {
     // Let the page run a couple of frames first: scroll, resize and intersection observers fire there.
     if (sinceMs > 0) yield* probe(() => page.evaluate(framesScript), undefined).pipe(Effect.timeoutOption(1000))
     const started = Date.now()
     const end = Math.min(started + maxMs, deadline - 250)
-    const quiet = (ms: number) => Math.min(ms, Date.now() - started + sinceMs)
+    const credit = sinceMs === 0 && tuning.creditBeforeWait ? Infinity : sinceMs
+    const quiet = (ms: number) => Math.min(ms, Date.now() - started + credit)
     while (Date.now() < end) {
-      if (quiet(network.quietMs()) >= NETWORK_QUIET_MS) {
+      if (quiet(network.quietMs()) >= tuning.networkQuietMs) {
         // A page busy in a loop cannot answer: treat it as not quiet, and the bound ends the wait.
         const dom = yield* probe(() => page.evaluate("window.__strataQuietMs ? window.__strataQuietMs() : 1e9") as Promise<number>, 0).pipe(
           Effect.timeoutOption(1000)
         )
-        if (dom._tag === "Some" && quiet(dom.value) >= DOM_QUIET_MS) return
+        if (dom._tag === "Some" && quiet(dom.value) >= tuning.domQuietMs) return
       }
-      yield* Effect.sleep(POLL_MS)
+      yield* Effect.sleep(tuning.pollMs)
     }
   })

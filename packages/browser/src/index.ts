@@ -3,4 +3,5 @@
  * driven by Playwright, with the SSRF proxy every page request goes through.
  */
 export { type BrowserOptions, DEFAULT_CHROMIUM_PATH, DEFAULT_IDLE_MS, defaultConcurrency, layer, make } from "./PlaywrightEngine.ts"
+export { DEFAULT_WAIT, type WaitTuning } from "./SmartWait.ts"
 export type { GuardPolicy } from "./GuardProxy.ts"

@@ -1,7 +1,8 @@
 /**
  * The SSRF proxy on its own, driven with raw HTTP: a name is checked after DNS (`localhost`
  * resolves to loopback), an IP literal and another protocol's port before connecting, for plain
- * requests and CONNECT tunnels alike; an allowed origin passes; refusals are remembered.
+ * requests and CONNECT tunnels alike; an allowed origin passes; refusals are remembered; a
+ * request without the proxy's credential is refused with 407 before anything else.
  */
 import { Effect, Exit, Scope } from "effect"
 import { request as httpRequest } from "node:http"
@@ -13,11 +14,16 @@ let site: Site
 let scope: Scope.Closeable
 let proxy: GuardProxy
 
+/** `Proxy-Authorization` with the proxy's own credential, or with another. */
+const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`
+const authorization = () => basic(proxy.credentials.username, proxy.credentials.password)
+
 /** A plain-HTTP request through the proxy (absolute URL in the request line). */
-const viaProxy = (target: string) =>
+const viaProxy = (target: string, auth: string | null = authorization()) =>
   new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
     const url = new URL(proxy.url)
-    const req = httpRequest({ host: url.hostname, port: url.port, path: target, method: "GET", headers: { host: new URL(target).host } }, (res) => {
+    const headers = { host: new URL(target).host, ...(auth === null ? {} : { "proxy-authorization": auth }) }
+    const req = httpRequest({ host: url.hostname, port: url.port, path: target, method: "GET", headers }, (res) => {
       let body = ""
       res.setEncoding("utf8").on("data", (chunk) => (body += chunk)).on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
     })
@@ -25,10 +31,10 @@ const viaProxy = (target: string) =>
   })
 
 /** A CONNECT through the proxy: the status line it answers. */
-const tunnel = (hostPort: string) =>
+const tunnel = (hostPort: string, auth: string | null = authorization()) =>
   new Promise<number>((resolve, reject) => {
     const url = new URL(proxy.url)
-    const req = httpRequest({ host: url.hostname, port: url.port, method: "CONNECT", path: hostPort })
+    const req = httpRequest({ host: url.hostname, port: url.port, method: "CONNECT", path: hostPort, headers: auth === null ? {} : { "proxy-authorization": auth } })
     req.on("connect", (res, socket) => {
       socket.destroy()
       resolve(res.statusCode ?? 0)
@@ -78,6 +84,32 @@ describe("GuardProxy", () => {
     } finally {
       proxy = saved
       await Effect.runPromise(Scope.close(scope2, Exit.void))
+    }
+  })
+
+  it("answers 407 to a request without its credential, or with another, and connects nowhere", async () => {
+    const scope4 = Effect.runSync(Scope.make())
+    // Open to private addresses: what a local process would use it to reach.
+    const open = await Effect.runPromise(Scope.provide(scope4)(startGuardProxy({ allowPrivate: true })))
+    const saved = proxy
+    proxy = open
+    try {
+      const before = site.connections()
+      const bare = await viaProxy(`${site.url}/`, null)
+      expect(bare.status).toBe(407)
+      expect(String(bare.headers["proxy-authenticate"])).toMatch(/^Basic /)
+      expect(bare.body).not.toContain("internal")
+      expect((await viaProxy(`${site.url}/`, basic("strata", "guessed"))).status).toBe(407)
+      expect(await tunnel(new URL(site.url).host, null)).toBe(407)
+      expect(await tunnel(new URL(site.url).host, basic(open.credentials.username, `${open.credentials.password}x`))).toBe(407)
+      expect(site.connections()).toBe(before)
+      // With it, the same requests go through; another proxy's credential is another.
+      expect((await viaProxy(`${site.url}/`)).body).toContain("internal")
+      expect(await tunnel(new URL(site.url).host)).toBe(200)
+      expect(open.credentials.password).not.toBe(saved.credentials.password)
+    } finally {
+      proxy = saved
+      await Effect.runPromise(Scope.close(scope4, Exit.void))
     }
   })
 

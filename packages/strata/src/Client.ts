@@ -8,6 +8,7 @@
  *
  * Screenshots and PDFs come back as signed links by default, as from the server; `artifacts:
  * "inline"` makes them `data:` URLs, and `getArtifact(link)` reads a link's bytes in-process.
+ * `cache` gives the handle the server's page cache (off by default; see `CacheOption`).
  */
 import {
   type ArtifactBytes,
@@ -20,9 +21,11 @@ import {
   type ScrapeData,
   type ScrapeError,
   type ScrapeRequestBody,
+  type Store,
   validateParseOptions,
   validateScrapeRequest
 } from "@strata/core"
+import { layerConfig } from "@strata/store"
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import { layer, type StrataOptions } from "./Live.ts"
 
@@ -74,8 +77,24 @@ export type ParseEvent =
  */
 export type ArtifactsOption = "url" | "inline" | Layer.Layer<ArtifactStore, unknown>
 
+/**
+ * Whether scrapes go through the page cache (`maxAge`, `minAge`, `lockdown`, `storeInCache`,
+ * `metadata.cacheState`), as on the server.
+ * - `false` (default): no cache. Every scrape fetches; `lockdown` and `minAge` are refused (400).
+ *   A library call does not write a database into the working folder unasked, nor answer a page
+ *   that changed with a copy up to two days old (the contract's default `maxAge`).
+ * - `true`: the store the environment names, the server's own: Postgres when
+ *   STRATA_DATABASE_URL is set, else SQLite in `STRATA_DATA_DIR/strata.db` (default `./data`),
+ *   bounded by STRATA_CACHE_MAX_BYTES. A handle and a `strata serve` on the same data folder or
+ *   database share the cache.
+ * - a `Store` layer of your own (`layerSqlite({ filename, cacheMaxBytes })` or `layerPg(...)` from
+ *   `@strata/store`).
+ */
+export type CacheOption = boolean | Layer.Layer<Store, unknown>
+
 export interface CreateStrataOptions extends StrataOptions {
   readonly artifacts?: ArtifactsOption | undefined
+  readonly cache?: CacheOption | undefined
 }
 
 export interface StrataClient extends AsyncDisposable {
@@ -112,10 +131,17 @@ const artifactsLayer = (option: ArtifactsOption | undefined): Layer.Layer<Artifa
   return option
 }
 
-/** Creates a Strata handle. Options: OCR engine, fetch policy, layers that replace stages, and what artifacts come back as. */
+const cacheLayer = (option: CacheOption | undefined): Layer.Layer<never, unknown> | Layer.Layer<Store, unknown> => {
+  if (option === undefined || option === false) return Layer.empty
+  return option === true ? layerConfig : option
+}
+
+/** Creates a Strata handle. Options: OCR engine, fetch policy, layers that replace stages, what artifacts come back as, and the cache. */
 export const createStrata = (options: CreateStrataOptions = {}): StrataClient => {
   // The pipeline and this handle share one store: the links `scrape` returns are the ones `getArtifact` reads.
-  const runtime = ManagedRuntime.make(Layer.provideMerge(layer(options), artifactsLayer(options.artifacts)))
+  const runtime = ManagedRuntime.make(
+    Layer.provideMerge(layer(options), Layer.merge(artifactsLayer(options.artifacts), cacheLayer(options.cache)))
+  )
   let closed = false
   const ensureOpen = () => {
     if (closed) throw new Error("this Strata handle is closed")

@@ -12,7 +12,7 @@
 import { createStrata, type DocumentInput, type ParseOptions, type ScrapeData, type ScrapeOptions, type StrataClient } from "./Client.ts"
 
 export { createStrata } from "./Client.ts"
-export type { ArtifactsOption, CallOptions, CreateStrataOptions, DocumentInput, ParseEvent, ParseOptions, ScrapeData, ScrapeOptions } from "./Client.ts"
+export type { ArtifactsOption, CacheOption, CallOptions, CreateStrataOptions, DocumentInput, ParseEvent, ParseOptions, ScrapeData, ScrapeOptions } from "./Client.ts"
 export type { StrataClient } from "./Client.ts"
 export type { StageLayers, StrataOptions } from "./Live.ts"
 export type { OcrEngineName } from "./LazyOcr.ts"

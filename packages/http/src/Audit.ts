@@ -59,8 +59,36 @@ const webhookTimeoutMs = 5_000
 
 export interface AuditWriter {
   /** Sends the event to the sink; returns at once (the write happens in the background). */
+  readonly send: (sink: string, event: AuditEvent) => void
+  /** `send` as an effect. */
   readonly emit: (sink: string, event: AuditEvent) => Effect.Effect<void>
 }
+
+/** The endpoints whose every request is audited. */
+export const auditedPaths: ReadonlySet<string> = new Set(["/v2/scrape", "/v2/parse"])
+
+/**
+ * The event of a request answered before Metering.ts took it (its team's rate limit, an invalid
+ * body): nothing ran and nothing was charged; no URL, as the body was not (or not validly) read.
+ */
+export const refusedEvent = (
+  context: { readonly requestId: string; readonly keyId: string | undefined; readonly team?: { readonly id: string } | undefined; readonly logFields: Record<string, unknown> },
+  path: string,
+  status: number,
+  durationMs: number
+): AuditEvent => ({
+  type: "request",
+  time: new Date().toISOString(),
+  requestId: context.requestId,
+  team: context.team?.id ?? "unknown",
+  keyId: context.keyId,
+  endpoint: path === "/v2/parse" ? "/v2/parse" : "/v2/scrape",
+  status,
+  success: false,
+  ...(typeof context.logFields.code === "string" ? { code: context.logFields.code } : {}),
+  creditsUsed: 0,
+  durationMs: Math.round(durationMs)
+})
 
 /**
  * A writer whose file appends are kept in order per file (one chain each), and whose failures go
@@ -102,20 +130,18 @@ export const makeAuditWriter = (options: {
     )
   }
 
-  return {
-    emit: (sinkSetting, event) =>
-      Effect.sync(() => {
-        const sink = parseAuditSink(sinkSetting)
-        if (sink === undefined) return failed(sinkSetting, "not a sink this server can write to (stdout, a .jsonl file, an https:// URL)")
-        const line = JSON.stringify(event)
-        switch (sink._tag) {
-          case "Stdout":
-            return options.writeStdout(line + "\n")
-          case "File":
-            return appendLine(sink.path, line + "\n")
-          case "Webhook":
-            return post(sink.url, line)
-        }
-      })
+  const send = (sinkSetting: string, event: AuditEvent): void => {
+    const sink = parseAuditSink(sinkSetting)
+    if (sink === undefined) return failed(sinkSetting, "not a sink this server can write to (stdout, a .jsonl file, an https:// URL)")
+    const line = JSON.stringify(event)
+    switch (sink._tag) {
+      case "Stdout":
+        return options.writeStdout(line + "\n")
+      case "File":
+        return appendLine(sink.path, line + "\n")
+      case "Webhook":
+        return post(sink.url, line)
+    }
   }
+  return { send, emit: (sink, event) => Effect.sync(() => send(sink, event)) }
 }

@@ -112,6 +112,8 @@ const clear = (request: MeteredRequest) =>
     const zdr = team.zdr || options.zeroDataRetention || options.lockdown === true
     const endpoint = route === "scrape" ? "/v2/scrape" as const : "/v2/parse" as const
 
+    // Every answer from here on is audited here (the middleware audits the ones refused before).
+    context.audited = true
     const emit = (status: number, fields: AuditFields) =>
       team.auditSink === undefined ? Effect.void : audit.emit(team.auditSink, {
         type: "request",

@@ -14,6 +14,8 @@ export interface RequestContext {
   keyId: string | undefined
   /** The key's team and its limits, set once the key is verified. */
   team?: Team | undefined
+  /** Set once the request's audit event is Metering.ts's to send (else the middleware sends one). */
+  audited?: boolean | undefined
   /** Extra log fields; never secrets, never URLs of zero-data-retention requests. */
   readonly logFields: Record<string, unknown>
 }

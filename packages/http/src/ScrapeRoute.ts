@@ -22,7 +22,7 @@ const isJsonContentType = (header: string | undefined): boolean => {
   return essence === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(essence)
 }
 
-/** Whether the request asked for zero data retention (its URL must then stay out of logs). */
+/** Whether the request asked for zero data retention (its URL must then stay out of logs, as its team's ZDR setting does). */
 const retainsNothing = (body: unknown): boolean =>
   typeof body === "object" && body !== null &&
   ((body as Record<string, unknown>).zeroDataRetention === true || (body as Record<string, unknown>).lockdown === true)
@@ -59,7 +59,7 @@ export const scrapeRoute = Effect.gen(function*() {
   const parsed = parseJsonText(text.text)
   if (!parsed.ok) return yield* respondError(badRequest(`The request body is not valid JSON: ${parsed.message}`))
   const body = parsed.value
-  if (!retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
+  if (context.team?.zdr !== true && !retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
     context.logFields.target = withoutCredentials((body as { url: string }).url)
   }
   // Validation and the option gate run before anything streams, so their errors keep their HTTP status.

@@ -387,6 +387,56 @@ describe(`metering on ${backend}`, () => {
     }
   })
 
+  it("charges lockdown 5 on a cache hit and 1 on a miss (a miss fetches nothing)", async () => {
+    const key = await teamWith(deployment, "locked", { credits: 20 })
+    const before = hitsOf("/locked-never")
+    // `maxAge: undefined` drops the helper's 0: lockdown's own default (2 years) applies.
+    const miss = await scrape(deployment.server, key, { url: `${siteUrl}/locked-never`, lockdown: true, maxAge: undefined }, { "x-request-id": "lock-1" })
+    expect(miss.status).toBe(404)
+    expect(miss.body).toMatchObject({ success: false, code: "SCRAPE_LOCKDOWN_CACHE_MISS", chargeId: chargeIdFor("locked", "lock-1") })
+    expect(hitsOf("/locked-never")).toBe(before)
+    expect(await balanceOf(deployment, "locked")).toBe(19)
+    // The charged miss keeps its id, but not its answer (lockdown is zero data retention): no second run, no second charge.
+    const reuse = await scrape(deployment.server, key, { url: `${siteUrl}/locked-never`, lockdown: true, maxAge: undefined }, { "x-request-id": "lock-1" })
+    expect(reuse.body).toMatchObject({ code: "duplicate_request", chargeId: chargeIdFor("locked", "lock-1") })
+    expect(await balanceOf(deployment, "locked")).toBe(19)
+    const bytes = await withStore(deployment, (store) => store.cacheBytes)
+    expect((await scrape(deployment.server, key, { url: `${siteUrl}/locked` })).status).toBe(200)
+    // The cache row is written after the answer: wait for it.
+    for (let n = 0; n < 100 && (await withStore(deployment, (store) => store.cacheBytes)) === bytes; n++) await sleep(20)
+    const fetched = hitsOf("/locked")
+    const hit = await scrape(deployment.server, key, { url: `${siteUrl}/locked`, lockdown: true, maxAge: undefined })
+    expect(hit.status).toBe(200)
+    expect(hit.body.data.metadata).toMatchObject({ cacheState: "hit", creditsUsed: 5 })
+    expect(hitsOf("/locked")).toBe(fetched)
+    expect(await balanceOf(deployment, "locked")).toBe(13)
+  })
+
+  it("audits requests refused before they ran: the team's rate limit, an invalid body", async () => {
+    const file = join(tempDir("strata-audit-"), "refused.jsonl")
+    const key = await teamWith(deployment, "refused", { rateLimit: 2, auditSink: file })
+    const invalid = await fetch(`${deployment.server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: "{ not json"
+    })
+    expect(invalid.status).toBe(400)
+    expect((await scrape(deployment.server, key, { url: `${siteUrl}/refused` })).status).toBe(200)
+    expect((await scrape(deployment.server, key, { url: `${siteUrl}/refused` })).status).toBe(429)
+    let lines: Array<Record<string, any>> = []
+    for (let n = 0; n < 50 && lines.length < 3; n++) {
+      await sleep(50)
+      try {
+        lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      } catch {
+        lines = []
+      }
+    }
+    expect(lines.map((line) => [line.status, line.success, line.creditsUsed])).toEqual([[400, false, 0], [200, true, 1], [429, false, 0]])
+    expect(lines[0].code).toBe("BAD_REQUEST")
+    expect(lines.every((line) => line.team === "refused" && line.endpoint === "/v2/scrape")).toBe(true)
+  })
+
   it("leaves the default team unlimited and unmetered", async () => {
     const answer = await scrape(deployment.server, "default-key", { url: `${siteUrl}/default` })
     expect(answer.status).toBe(200)

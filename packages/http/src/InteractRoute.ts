@@ -76,24 +76,24 @@ const isJsonContentType = (header: string | undefined): boolean => {
   return essence === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(essence)
 }
 
-/** The JSON body, size-capped while read, or the reply that refuses it. */
+/** The JSON body, size-capped while read, or the reply that refuses it (closing the connection when the body was not read through). */
 const readJson = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { config } = yield* ServerSettings
   if (!isJsonContentType(request.headers["content-type"])) {
-    return { ok: false as const, reply: badRequest("The request body must be JSON, sent with Content-Type: application/json") }
+    return { ok: false as const, close: false, reply: badRequest("The request body must be JSON, sent with Content-Type: application/json") }
   }
   if (Number(request.headers["content-length"] ?? "0") > config.maxJsonBytes) {
-    return { ok: false as const, reply: payloadTooLarge("The request body", config.maxJsonBytes) }
+    return { ok: false as const, close: true, reply: payloadTooLarge("The request body", config.maxJsonBytes) }
   }
   const text = yield* request.text.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxJsonBytes)),
     Effect.map(Option.some),
     Effect.catch(() => Effect.succeed(Option.none<string>()))
   )
-  if (Option.isNone(text)) return { ok: false as const, reply: badRequest("The request body could not be read (or is larger than the limit)") }
+  if (Option.isNone(text)) return { ok: false as const, close: true, reply: badRequest("The request body could not be read (or is larger than the limit)") }
   const parsed = parseJsonText(text.value)
-  if (!parsed.ok) return { ok: false as const, reply: badRequest(`The request body is not valid JSON: ${parsed.message}`) }
+  if (!parsed.ok) return { ok: false as const, close: false, reply: badRequest(`The request body is not valid JSON: ${parsed.message}`) }
   return { ok: true as const, value: parsed.value }
 })
 
@@ -109,7 +109,7 @@ export const interactRoute = Effect.gen(function*() {
   const interactions = yield* Effect.serviceOption(Interactions)
   if (Option.isNone(interactions)) return yield* respondError(unavailable)
   const body = yield* readJson
-  if (!body.ok) return yield* respondError(body.reply, { connection: "close" })
+  if (!body.ok) return yield* respondError(body.reply, body.close ? { connection: "close" } : undefined)
   const scrapeId = yield* scrapeIdOf
   const decoded = yield* Effect.result(decodeInteractRequest(body.value))
   if (Result.isFailure(decoded)) return yield* respondError(scrapeErrorReply(decoded.failure, "scrape"))

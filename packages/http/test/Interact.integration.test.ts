@@ -184,6 +184,13 @@ describe("interact", () => {
       expect(reply.body).toMatchObject({ success: false, code: "BAD_REQUEST" })
       expect(reply.body.error).toContain(key)
     }
+    for (const [type, text, message] of [["text/plain", "{\"code\":\"return 1\"}", "must be JSON"], ["application/json", "{\"code\":", "not valid JSON"]]) {
+      const response = await fetch(`${server.url}/v2/scrape/${scrapeId}/interact`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": type }, body: text })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({ success: false, code: "BAD_REQUEST", error: expect.stringContaining(message) })
+    }
+    const unauthenticated = await fetch(`${server.url}/v2/scrape/${scrapeId}/interact`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"code\":\"return 1\"}" })
+    expect(unauthenticated.status).toBe(401)
     const prompt = await interact(scrapeId, { prompt: "Click the add button" })
     expect(prompt.status).toBe(400)
     expect(prompt.body.error).toContain("no language model is configured")

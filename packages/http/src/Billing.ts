@@ -33,10 +33,11 @@ const optionCredits = (options: BilledOptions, pages: number, zdr: boolean): num
 }
 
 /**
- * The least a request can cost, known before anything runs (a one-page result): a team whose
- * balance is below it gets 402 with nothing executed.
+ * The least a request can cost, known before anything runs (a one-page result; for lockdown, a
+ * miss): a team whose balance is below it gets 402 with nothing executed.
  */
-export const minimumCost = (options: BilledOptions, teamZdr: boolean): number => 1 + optionCredits(options, 1, teamZdr)
+export const minimumCost = (options: BilledOptions, teamZdr: boolean): number =>
+  options.lockdown === true ? 1 : 1 + optionCredits(options, 1, teamZdr)
 
 /** What a successful request costs, from what it produced. */
 export const costOf = (options: BilledOptions, data: ScrapeData, teamZdr: boolean): number => {

@@ -17,7 +17,8 @@ import { mimeTypeOf } from "./MediaTypes.ts"
 import { type ContentInput, route, type Route } from "./Routing.ts"
 import type { ScrapeError } from "./ScrapeError.ts"
 import type { Markdown } from "./stages/Markdown.ts"
-import { Redaction } from "./stages/Redaction.ts"
+import { chainRedactors, Redaction } from "./stages/Redaction.ts"
+import { piiRedactor } from "./pii/PiiRedactor.ts"
 import type { TypeDetection } from "./TypeDetection.ts"
 
 /** What the content stages need from the context. */
@@ -51,14 +52,16 @@ const htmlPage = (input: ContentInput, options: CommonOptions) =>
     })
     // The markdown and the HTML of the same cleaned tree are both redacted.
     const redaction = yield* Redaction
-    const redact = (written: string | undefined) =>
-      written === undefined ? Effect.succeed(undefined) : redaction.redactText(written).pipe(Effect.mapError(fromStageError))
+    const redact = (written: string | undefined, html = false) =>
+      written === undefined
+        ? Effect.succeed(undefined)
+        : (html ? redaction.redactHtml ?? redaction.redactText : redaction.redactText)(written).pipe(Effect.mapError(fromStageError))
     return {
       _tag: "Page",
       bytes: input.bytes,
       text,
       markdown: yield* redact(result.markdown),
-      html: yield* redact(result.html),
+      html: yield* redact(result.html, true),
       links: result.links,
       warnings: result.warnings ?? [],
       metadata: { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }
@@ -169,7 +172,12 @@ const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadl
 
 /** Runs the content through its path and projects it onto the requested formats. */
 export const renderContent = (input: ContentInput, options: CommonOptions, deadline: number): Effect.Effect<ScrapeData, ScrapeError, Stages> =>
-  Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline))
+  Effect.flatMap(requestRedaction(options), (redactor) =>
+    Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline)).pipe(Effect.provideService(Redaction, redactor)))
+
+/** The Redaction stage in force, then the request's `redactPII`, when it asks for it. */
+const requestRedaction = (options: CommonOptions) =>
+  Effect.map(Effect.service(Redaction), (current) => (options.redactPII === undefined ? current : chainRedactors(current, piiRedactor(options.redactPII))))
 
 /**
  * `renderContent` as a stream: a document page by page, then `done` with the rest of `data`
@@ -177,6 +185,9 @@ export const renderContent = (input: ContentInput, options: CommonOptions, deadl
  * one page plus the markdown written so far. Everything else is a single `done`.
  */
 export const renderContentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
+  Stream.unwrap(Effect.map(requestRedaction(options), (redactor) => contentStream(input, options, deadline).pipe(Stream.provideService(Redaction, redactor))))
+
+const contentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
   Stream.unwrap(Effect.gen(function*() {
     const path = yield* route(input, options)
     if (path._tag !== "Document") {

@@ -23,7 +23,6 @@ const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =
         yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64 and screenshot")
       }
     }
-    if (truthy(request.redactPII)) yield* refuse("redactPII", "PII redaction is not available yet")
   })
 
 export const checkScrapeSupported = (request: ScrapeRequest): Effect.Effect<void, ScrapeError> =>

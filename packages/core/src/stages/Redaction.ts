@@ -11,14 +11,28 @@ import type { StageError } from "./StageError.ts"
 export interface Redactor {
   readonly name: string
   readonly redactPage: (page: Page) => Effect.Effect<Page, StageError>
-  /** A web page's markdown or HTML, as written out. */
+  /** A web page's markdown (or HTML, when there is no `redactHtml`), as written out. */
   readonly redactText: (text: string) => Effect.Effect<string, StageError>
+  /** A web page's HTML, as written out: a redactor that rewrites text must not break the markup. */
+  readonly redactHtml?: ((html: string) => Effect.Effect<string, StageError>) | undefined
 }
 
 export const noRedaction: Redactor = {
   name: "none",
   redactPage: Effect.succeed,
   redactText: Effect.succeed
+}
+
+/** `first`, then `second`, on everything either redacts. */
+export const chainRedactors = (first: Redactor, second: Redactor): Redactor => {
+  if (first === noRedaction) return second
+  const html = (redactor: Redactor) => redactor.redactHtml ?? redactor.redactText
+  return {
+    name: `${first.name}+${second.name}`,
+    redactPage: (page) => Effect.flatMap(first.redactPage(page), second.redactPage),
+    redactText: (text) => Effect.flatMap(first.redactText(text), second.redactText),
+    redactHtml: (text) => Effect.flatMap(html(first)(text), html(second))
+  }
 }
 
 /** The redaction step in force; the default redacts nothing. */

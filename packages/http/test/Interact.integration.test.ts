@@ -162,6 +162,28 @@ describe("interact", () => {
     expect((await stop(scrapeId)).status).toBe(200)
   })
 
+  it("accepts the scrapeId of a streamed (NDJSON) scrape", async () => {
+    const response = await fetch(`${server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify({ url: `${siteUrl}/log`, formats: ["markdown"], actions: [{ type: "click", selector: "#add" }] })
+    })
+    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, any>)
+    const done = lines.find((line) => line.type === "done")
+    const scrapeId = done?.data.metadata.scrapeId as string
+    expect(scrapeId).toMatch(/^[0-9a-f-]{36}$/)
+    expect((await interact(scrapeId, { code: "return document.querySelectorAll('#boats li').length" })).body).toMatchObject({ success: true, result: "2" })
+    expect((await stop(scrapeId)).status).toBe(200)
+  })
+
+  it("answers 409 for a scrape that kept no data (zero data retention): there is nothing to replay", async () => {
+    const { scrapeId } = await scrape({ url: `${siteUrl}/log`, formats: ["markdown"], zeroDataRetention: true })
+    const refused = await interact(scrapeId, { code: "return 1" })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ success: false, code: "SCRAPE_NOT_RETAINED" })
+    expect(refused.body.error).toContain("zero data retention")
+  })
+
   it("validates the body as Firecrawl's SDKs send it", async () => {
     const { scrapeId } = await scrape({ url: `${siteUrl}/log`, formats: ["markdown"] })
     const cases: Array<[unknown, string]> = [

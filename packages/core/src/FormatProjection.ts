@@ -3,12 +3,17 @@
  * from what the stages produced. Stages ask `requested` first so that nobody writes markdown,
  * HTML or links that no client reads; `project` then picks the asked-for fields and derives the
  * ones a path does not make itself (a document's HTML and links are written from its blocks,
- * a text body's HTML is the text in a `<pre>`). The default layer is the contract's projection; another
- * layer can add fields or derive them differently.
+ * a text body's HTML is the text in a `<pre>`), and the text-derived formats (summary, answer,
+ * highlights, json: `derived/DerivedFormats.ts`) from the markdown, by a `LanguageModel` when the
+ * projection has one, else offline. The default layer is the contract's projection; another layer
+ * can add fields or derive them differently.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { DocumentMetadata, Format, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
+import { deriveOffline, deriveWithModel, derivedWanted, type Derived } from "./derived/DerivedFormats.ts"
 import type { Page } from "./Document.ts"
+import { LanguageModel, type LanguageModelShape } from "./LanguageModel.ts"
+import * as OpenAiCompatible from "./llm/OpenAiCompatible.ts"
 import { writeHtml } from "./markdown/BlockHtml.ts"
 import { escapeHtml } from "./markdown/HtmlEscape.ts"
 import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
@@ -16,6 +21,7 @@ import type { StageError } from "./stages/StageError.ts"
 
 /** The `data` fields a request's formats ask for (those that a stage has to make). */
 export interface Requested {
+  /** Also when only a format derived from it (summary, answer, highlights, json) is asked for. */
   readonly markdown: boolean
   readonly html: boolean
   readonly rawHtml: boolean
@@ -75,7 +81,13 @@ export interface Projection {
 
 const requested = (formats: ReadonlyArray<Format>): Requested => {
   const has = (type: Format["type"]) => formats.some((format) => format.type === type)
-  return { markdown: has("markdown"), html: has("html"), rawHtml: has("rawHtml"), links: has("links"), rawBase64: has("rawBase64") }
+  return {
+    markdown: has("markdown") || derivedWanted(formats).length > 0,
+    html: has("html"),
+    rawHtml: has("rawHtml"),
+    links: has("links"),
+    rawBase64: has("rawBase64")
+  }
 }
 
 /** The HTML and links a path makes, or derives when they are asked for. */
@@ -106,8 +118,9 @@ const derived = (produced: Produced, wants: Requested): Pick<ScrapeData, "html" 
 const defined = (data: ScrapeData): ScrapeData =>
   Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined)) as ScrapeData
 
-const project = (produced: Produced, formats: ReadonlyArray<Format>): ScrapeData => {
-  const wants = requested(formats)
+const project = (produced: Produced, formats: ReadonlyArray<Format>, derivedFormats: Derived): ScrapeData => {
+  const wants = { ...requested(formats), markdown: formats.some((format) => format.type === "markdown") }
+  const warnings = [...produced.warnings, ...derivedFormats.warnings]
   const text = produced._tag === "Page" || produced._tag === "Text" ? produced.text : undefined
   const markdown = produced._tag === "Page" || produced._tag === "Text" || (produced._tag === "Document" && !produced.streamed)
     ? produced.markdown
@@ -119,20 +132,49 @@ const project = (produced: Produced, formats: ReadonlyArray<Format>): ScrapeData
     markdown: wants.markdown ? markdown : undefined,
     html,
     links,
-    warning: produced.warnings.length > 0 ? produced.warnings.join("; ") : undefined,
-    metadata: produced.metadata,
+    ...derivedFormats.fields,
+    warning: warnings.length > 0 ? warnings.join("; ") : undefined,
+    metadata: { ...produced.metadata, ...derivedFormats.metadata },
     pages: produced._tag === "Document" ? produced.pages : undefined,
     blocks: produced._tag === "Document" ? produced.blocks : undefined
   })
 }
 
-/** The contract's projection: the requested fields, nothing more. */
-export const contractProjection: Projection = {
-  name: "contract",
+/** What the derived formats work from: the markdown the path wrote (none for a raw PDF) and a page's HTML. */
+const derivedInput = (produced: Produced) => ({
+  markdown: produced._tag === "Raw" ? undefined : produced.markdown,
+  html: produced._tag === "Page" ? produced.text : undefined,
+  url: typeof produced.metadata.url === "string" ? produced.metadata.url : undefined
+})
+
+/** The contract's projection, the derived formats made by `model` when given, else offline. */
+export const makeProjection = (model: LanguageModelShape | undefined): Projection => ({
+  name: model === undefined ? "contract" : `contract+${model.model}`,
   requested,
-  project: (produced, formats) => Effect.sync(() => project(produced, formats))
-}
+  project: (produced, formats) => {
+    if (derivedWanted(formats).length === 0) return Effect.sync(() => project(produced, formats, { fields: {}, warnings: [], metadata: {} }))
+    const derive = model === undefined
+      ? Effect.sync(() => deriveOffline(formats, derivedInput(produced)))
+      : deriveWithModel(model, formats, derivedInput(produced))
+    return Effect.map(derive, (derivedFormats) => project(produced, formats, derivedFormats))
+  }
+})
+
+/** The contract's projection: the requested fields, nothing more; derived formats offline. */
+export const contractProjection: Projection = makeProjection(undefined)
 
 export class FormatProjection extends Context.Service<FormatProjection, Projection>()("@strata/core/FormatProjection") {
-  static readonly layer = Layer.succeed(FormatProjection, contractProjection)
+  /** The contract's projection, with the `LanguageModel` in the context when there is one. */
+  static readonly layer = Layer.effect(
+    FormatProjection,
+    Effect.map(Effect.serviceOption(LanguageModel), (model) => makeProjection(Option.getOrUndefined(model)))
+  )
+  /** The contract's projection, with an OpenAI-compatible model when `STRATA_LLM_BASE_URL` is set. */
+  static readonly layerConfig = Layer.unwrap(Effect.map(
+    OpenAiCompatible.optionsFromConfig,
+    (options) =>
+      Option.isNone(options)
+        ? Layer.succeed(FormatProjection, contractProjection)
+        : FormatProjection.layer.pipe(Layer.provide(OpenAiCompatible.layer(options.value)))
+  ))
 }

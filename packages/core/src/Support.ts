@@ -6,8 +6,14 @@ import { Effect } from "effect"
 import type { CommonOptions, ParseOptions, ScrapeRequest } from "./contract/index.ts"
 import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
 
-/** Formats the pipeline produces today (`screenshot` needs the browser engine: the pipeline refuses it without one). */
-const SUPPORTED_FORMATS: ReadonlySet<string> = new Set(["markdown", "html", "rawHtml", "links", "rawBase64", "screenshot"])
+/**
+ * Formats the pipeline produces today (`screenshot` needs the browser engine: the pipeline refuses
+ * it without one). summary, question, highlights, json and the deprecated query are derived from
+ * the markdown, by a language model when one is configured, else offline (`derived/`).
+ */
+const SUPPORTED_FORMATS: ReadonlySet<string> = new Set([
+  "markdown", "html", "rawHtml", "links", "rawBase64", "screenshot", "summary", "question", "highlights", "json", "query"
+])
 
 const refuse = (option: string, why: string): Effect.Effect<never, ScrapeError> =>
   Effect.fail(scrapeError(new NotSupported({ option, message: `The option \`${option}\` is not supported by this server yet: ${why}` })))
@@ -20,7 +26,7 @@ const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =
   Effect.gen(function*() {
     for (const format of request.formats) {
       if (!SUPPORTED_FORMATS.has(format.type)) {
-        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64 and screenshot")
+        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64, screenshot, summary, question, highlights, json and query")
       }
     }
   })

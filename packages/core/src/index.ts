@@ -13,7 +13,22 @@ export * from "./MarkdownHtml.ts"
 export * from "./Support.ts"
 export { browserRequestOf } from "./EngineChoice.ts"
 export type { ContentEvent } from "./ContentStage.ts"
-export { contractProjection, FormatProjection, type Produced, type Projection, type Requested } from "./FormatProjection.ts"
+export { contractProjection, FormatProjection, makeProjection, type Produced, type Projection, type Requested } from "./FormatProjection.ts"
+export {
+  type Completion,
+  type CompletionRequest,
+  EndpointFailed,
+  estimateTokens,
+  LanguageModel,
+  LanguageModelError,
+  type LanguageModelShape,
+  MalformedResponse,
+  ModelTimedOut,
+  RateLimited,
+  type Usage
+} from "./LanguageModel.ts"
+export * as OpenAiCompatible from "./llm/OpenAiCompatible.ts"
+export { type Derived, type DerivedBy, deriveOffline, deriveWithModel } from "./derived/DerivedFormats.ts"
 export * from "./Pipeline.ts"
 export * from "./Matrix.ts"
 export * from "./layout/PageElements.ts"

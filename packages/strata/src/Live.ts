@@ -5,10 +5,25 @@
  * `layer(options)` is what the HTTP server, the CLI and `createStrata` build; any stage can be
  * replaced by passing its layer in `options.stages`.
  */
-import { type DocumentFormat, type DocumentReaders, Fetcher, type Layout, type Markdown, type OcrEngine, Pipeline, ReaderPool, type ReadingOrder, type Redactor, Redaction, type Tables } from "@strata/core"
+import {
+  type DocumentFormat,
+  type DocumentReaders,
+  Fetcher,
+  FormatProjection,
+  type LanguageModel,
+  type Layout,
+  type Markdown,
+  type OcrEngine,
+  Pipeline,
+  ReaderPool,
+  type ReadingOrder,
+  type Redactor,
+  Redaction,
+  type Tables
+} from "@strata/core"
 import * as Browser from "@strata/browser"
 import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
-import { Config, Effect, Layer } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { lazyOcrLayer, type OcrEngineName } from "./LazyOcr.ts"
 import { DefaultPageStages, defaultFormats, ReaderResources, ReadersLive } from "./Readers.ts"
@@ -58,6 +73,14 @@ export interface StrataOptions {
    * process); a custom OCR engine, redaction step or markdown writer still runs here, with reading isolated.
    */
   readonly isolation?: IsolationOptions | false | undefined
+  /**
+   * The language model the derived formats (summary, answer, highlights, json) ask. Default: an
+   * OpenAI-compatible endpoint from `STRATA_LLM_BASE_URL`, `STRATA_LLM_API_KEY` and
+   * `STRATA_LLM_MODEL` when the base URL is set, else none. A `LanguageModel` layer of your own
+   * (e.g. `OpenAiCompatible.layer({...})`), or `false`: none. Without one, each format takes its
+   * offline path. A `FormatProjection` layer provided to `layer(options)` takes precedence.
+   */
+  readonly languageModel?: Layer.Layer<LanguageModel, unknown> | false | undefined
 }
 
 export interface IsolationOptions {
@@ -116,6 +139,14 @@ const browserLayer = (options: StrataOptions) => {
   ))
 }
 
+/** The derived formats' projection with the model the options name, unless the caller provides a `FormatProjection`. */
+const projectionLayer = (languageModel: StrataOptions["languageModel"]): Layer.Layer<never, unknown> =>
+  Layer.unwrap(Effect.map(Effect.serviceOption(FormatProjection), (given) => {
+    if (Option.isSome(given) || languageModel === false) return Layer.empty
+    if (languageModel !== undefined) return FormatProjection.layer.pipe(Layer.provide(languageModel))
+    return FormatProjection.layerConfig
+  })) as Layer.Layer<never, unknown>
+
 /**
  * The `Pipeline` service with the given options and stages; with the browser on, its
  * `BrowserEngine` and `Interactions` (interact sessions) come in the layer's output too.
@@ -134,8 +165,9 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
     : Fetcher.layerWith({ allowPrivate: options.fetch.allowPrivateUrls ?? false, allowedOrigins: options.fetch.allowedOrigins ?? [] })
   const redaction = stages.redaction === undefined ? Layer.empty : Layer.succeed(Redaction, stages.redaction)
   const markdown = stages.markdown ?? Layer.empty
+  const projection = projectionLayer(options.languageModel)
   // The browser's layer stays in the output: with it come the interact sessions (`Interactions`) the HTTP server serves.
-  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown)), Layer.provideMerge(browserLayer(options)))
+  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, projection)), Layer.provideMerge(browserLayer(options)))
 }
 
 /** The `Pipeline` service with the defaults (configuration from the environment). */

@@ -178,7 +178,7 @@ describe("Pipeline.scrape", () => {
   it("names options the server does not implement instead of ignoring them", async () => {
     for (const [request, option] of [
       [{ formats: ["screenshot"] }, "formats: screenshot"],
-      [{ formats: [{ type: "json", prompt: "x" }] }, "formats: json"],
+      [{ formats: ["branding"] }, "formats: branding"],
       [{ actions: [{ type: "wait", milliseconds: 10 }] }, "actions"],
       [{ minAge: 1 }, "minAge"]
     ] as const) {

@@ -31,7 +31,7 @@ const NOT_SURNAMES = new Set([
 const PARTICLES = new Set(["de", "da", "del", "della", "di", "du", "van", "von", "der", "den", "la", "le", "ter", "ten", "bin", "ibn", "al", "el", "y", "dos", "das"])
 
 /** A capitalised word (Mc/Mac/O'/D' prefixes, hyphenated parts), an initial, or a particle. */
-const TOKEN = /(?<![\p{L}\p{N}])(?:(?:Mc|Mac|O['’]|D['’])?\p{Lu}\p{Ll}+(?:[-'’]\p{Lu}?\p{Ll}+)*|\p{Lu}\.|(?:de|da|del|della|di|du|van|von|der|den|la|le|ter|ten|bin|ibn|al|el|y|dos|das)(?=\s\p{Lu}))/gu
+const TOKEN = /(?<![\p{L}\p{N}])(?:(?:Mc|Mac|O['’]|D['’])?\p{Lu}\p{Ll}+(?:[-'’](?![sS](?!\p{L}))\p{Lu}?\p{Ll}+)*|\p{Lu}\.|(?:de|da|del|della|di|du|van|von|der|den|la|le|ter|ten|bin|ibn|al|el|y|dos|das)(?=\s\p{Lu}))/gu
 const TITLE = /\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Lord|Lady|Rev|Herr|Frau|Mme|Mlle|Monsieur|Madame|Sr|Sra|Srta|Dott|Dottssa)\.?\s+$/
 const LABEL = /\b(?:name|full name|contact|contact person|author|written by|by|patient|applicant|employee|customer|signed|attn|attention|dear|from|to|cc|nom|vorname|nachname|nombre)\s*[:,]?\s*$/i
 
@@ -81,7 +81,10 @@ export const names = (text: string, mode: PiiMode, out: Array<PiiSpan>): void =>
           if (!isInitial(t) && !PARTICLES.has(t.text)) surnames++
           continue
         }
-        if (surnameLike(t) || (mode === "aggressive" && isCapitalised(t) && !NOT_SURNAMES.has(t.text.toLowerCase()))) {
+        // After a first name that is only a name ("Tim", not "Will"), a capitalised word is a
+        // surname even when it is also a common word ("Tim Green", "Joe Root").
+        const strongFirst = n === k + 1 && firstNames.has(key) && !commonWords.has(key)
+        if (surnameLike(t) || ((mode === "aggressive" || strongFirst) && isCapitalised(t) && !isInitial(t) && !NOT_SURNAMES.has(t.text.toLowerCase()))) {
           end = n
           surnames++
           continue

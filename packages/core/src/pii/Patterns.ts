@@ -211,7 +211,7 @@ export const secrets = (text: string, mode: PiiMode, out: Found): void => {
 const MONTHS = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|januar|februar|märz|mai|juni|juli|oktober|dezember|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)\\.?"
 const DATE = `(?:\\d{1,2}[./-]\\d{1,2}[./-](?:19|20)?\\d{2}|(?:19|20)\\d{2}-\\d{2}-\\d{2}|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTHS},?\\s+(?:19|20)\\d{2}|${MONTHS}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+(?:19|20)\\d{2})`
 const BIRTH = new RegExp(
-  `\\b(?:date of birth|birth ?date|birthday|d\\.?o\\.?b\\.?|born(?: on)?|geburtsdatum|geboren(?: am)?|née? le|date de naissance|fecha de nacimiento|nacid[oa] el)\\s*[:\\-]?\\s*(${DATE})`,
+  `\\b(?:date of birth|birth ?date|birthday|d\\.?o\\.?b\\.?|born(?: on)?|geburtsdatum|geboren(?: am)?|née? le|date de naissance|fecha de nacimiento|nacid[oa] el)(?:\\s*[:\\-]\\s*|\\s+(?:is|was|of|:)?\\s*)(${DATE})`,
   "giu"
 )
 

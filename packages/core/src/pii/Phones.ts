@@ -15,16 +15,25 @@ import type { PiiMode, PiiSpan } from "./Spans.ts"
 
 /** National ways of writing tried, besides international numbers. */
 const COUNTRIES: ReadonlyArray<CountryCode> = ["US", "GB", "DE", "FR", "IN", "AU", "ES", "IT", "NL", "BR"]
-const PHONE_WORDS = /\b(?:phone|tel|telephone|mobile|mob|cell|fax|call|whatsapp|contact|ph|t|m|téléphone|telefon|teléfono|telefono)\b\.?\s*[:.]?\s*$/i
+const PHONE_WORDS = /\b(?:phone|tel|telephone|mobile|mob|cell|fax|call|dial|ring|text|sms|reach|reached|whatsapp|contact|ph|t|m|téléphone|telefon|teléfono|telefono)\b\.?\s*(?:[:.]|on|at|us on|us at)?\s*$/i
 const CANDIDATE = /(?<![\p{L}\p{N}+@/.\-])(?:\+|00)?\(?\d[\d ().\-/]{5,22}\d(?:\s?(?:ext\.?|x)\s?\d{1,5})?(?![\p{L}\p{N}]|[.\-/]\d)/gu
 /** Dates, and the US SSN's own shape, are never written as phone numbers. */
 const DATE_LIKE = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d{3}-\d{2}-\d{4})$/
 
-const validIn = (written: string, mode: PiiMode): boolean => {
+const validIn = (written: string, mode: PiiMode, named: boolean): boolean => {
   const international = /^(?:\+|00)/.test(written)
-  if (international) return parsePhoneNumberFromString(written.replace(/^00/, "+"))?.isValid() === true
+  // A leading + (or 00) says "phone number" by itself: a number of the right length for its
+  // country is taken even when its range is not (yet) in the plan.
+  if (international) {
+    const parsed = parsePhoneNumberFromString(written.replace(/^00/, "+"))
+    return parsed !== undefined && (parsed.isValid() || (written.startsWith("+") && parsed.isPossible()))
+  }
   const countries = mode === "fast" ? COUNTRIES.slice(0, 3) : COUNTRIES
-  return countries.some((country) => parsePhoneNumberFromString(written, country)?.isValid() === true)
+  // With a word such as "call" or "tel" before it, a number of a possible length is enough.
+  return countries.some((country) => {
+    const parsed = parsePhoneNumberFromString(written, country)
+    return parsed !== undefined && (parsed.isValid() || (named && parsed.isPossible()))
+  })
 }
 
 export const phones = (text: string, mode: PiiMode, out: Array<PiiSpan>): void => {
@@ -36,7 +45,8 @@ export const phones = (text: string, mode: PiiMode, out: Array<PiiSpan>): void =
     const digits = written.replace(/\D/g, "").length
     if (digits < 7 || digits > 15 || DATE_LIKE.test(written) || isIPv4(written)) continue
     const formatted = /[+()\s.-]/.test(written)
-    if (!formatted && mode !== "aggressive" && !PHONE_WORDS.test(text.slice(Math.max(0, m.index - 14), m.index))) continue
-    if (validIn(written, mode)) out.push({ start: m.index, end: m.index + written.length, kind: "PHONE" })
+    const named = PHONE_WORDS.test(text.slice(Math.max(0, m.index - 20), m.index))
+    if (!formatted && mode !== "aggressive" && !named) continue
+    if (validIn(written, mode, named)) out.push({ start: m.index, end: m.index + written.length, kind: "PHONE" })
   }
 }

@@ -8,7 +8,8 @@
  *
  * With a `Store` in the context the pipeline is built in, scrapes go through the page cache
  * (`store/PageCache.ts`): a fitting stored page is served without fetching, its formats computed
- * again; without one there is no cache, and `lockdown` and `minAge` are refused.
+ * again (or taken from `store/RenderedCopies.ts` when the same page was rendered the same way);
+ * without one there is no cache, and `lockdown` and `minAge` are refused.
  *
  * The pipeline takes requests already decoded: the edge that receives untrusted input (the HTTP
  * routes, `createStrata`) runs `validateScrapeRequest` / `validateParseOptions` once, which
@@ -28,6 +29,7 @@ import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { NotSupported, scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 import { cacheOnly } from "./store/CacheRules.ts"
 import { type Fetched, makePageCache, type Served } from "./store/PageCache.ts"
+import { makeRenderedCopies, renderedKey, reusable } from "./store/RenderedCopies.ts"
 import { Store } from "./store/Store.ts"
 import { FormatProjection, contractProjection } from "./FormatProjection.ts"
 import { Markdown, defaultMarkdown } from "./stages/Markdown.ts"
@@ -58,6 +60,7 @@ export class Pipeline extends Context.Service<Pipeline, {
       const artifacts = yield* Effect.serviceOption(ArtifactStore)
       const store = yield* Effect.serviceOption(Store)
       const cache = Option.isSome(store) ? Option.some(yield* makePageCache(store.value)) : Option.none()
+      const copies = makeRenderedCopies()
       const readers = yield* DocumentReaders
       const redaction = yield* Redaction
       // Stages with a default: the one in the context the pipeline is built in, else the default.
@@ -156,11 +159,20 @@ export class Pipeline extends Context.Service<Pipeline, {
       const scrape = Effect.fn("Pipeline.scrape")(function*(request: ScrapeRequest) {
         const deadline = Date.now() + request.timeout
         const work = Effect.flatMap(acquire(request, deadline), (acquired) =>
-          Effect.flatMap(renderContent(acquired.input, request, deadline), (data) =>
+          Effect.flatMap(rendered(acquired, request, deadline), (data) =>
             Effect.map(withEngine(data, acquired, request, artifacts), (data) => withServed(data, acquired))))
         const data = yield* withBudget(request.timeout, stages(work))
         return finish(data)
       })
+
+      /** The content stages' `data` for a page: kept from an earlier hit on the same stored page and options, or computed. */
+      const rendered = (served: Served, request: ScrapeRequest, deadline: number) => {
+        if (served.entry === undefined || !reusable(request)) return renderContent(served.input, request, deadline)
+        const key = renderedKey(served.entry, request)
+        const kept = copies.get(key)
+        if (kept !== undefined) return Effect.succeed(kept)
+        return Effect.tap(renderContent(served.input, request, deadline), (data) => Effect.sync(() => copies.set(key, data)))
+      }
 
       const parse = Effect.fn("Pipeline.parse")(function*(file: UploadedFile, options: ParseOptions) {
         const deadline = Date.now() + options.timeout

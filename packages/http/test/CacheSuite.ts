@@ -147,6 +147,12 @@ describe(`the page cache on ${name}`, () => {
     expect(second.body.data.metadata.statusCode).toBe(200)
     expect(second.body.data.html).toContain("<h1>Tide table 1</h1>")
     expect(second.body.data.markdown).toBeUndefined()
+    // The same request again: the same data (the rendering may be reused), a scrape id of its own.
+    const third = await scrape({ url: `${siteUrl}${path}`, formats: ["html", "links"], onlyMainContent: false })
+    expect(third.body.data.html).toBe(second.body.data.html)
+    expect(third.body.data.links).toEqual(second.body.data.links)
+    expect(third.body.data.metadata.cacheState).toBe("hit")
+    expect(third.body.data.metadata.scrapeId).not.toBe(second.body.data.metadata.scrapeId)
     // The same page by another spelling of its URL (the cache's normalisation).
     const respelled = await scrape({ url: `${siteUrl}${path}#top` })
     expect(respelled.body.data.metadata.cacheState).toBe("hit")

@@ -5,7 +5,8 @@
  * again. `CacheRules.ts` decides the key, who may read and write, and whether a stored page fits;
  * this module does the reading and writing around the pipeline's fetch:
  *
- * - a hit is served without fetching (`cacheState: "hit"`, `cachedAt`), and marked used (LRU);
+ * - a hit is served without fetching (`cacheState: "hit"`, `cachedAt`), and marked used for the
+ *   LRU bound (at most once a minute per entry);
  * - `lockdown` and `minAge` read the cache alone: a miss is `NoCachedData`, a store that cannot be
  *   read is `CacheUnavailable` (nothing is fetched either way);
  * - otherwise a miss fetches, once per process for concurrent requests of one variant (a single
@@ -46,6 +47,8 @@ export interface CacheOutcome {
 /** A page for the content stages and, where the cache was asked, what it did. */
 export interface Served extends Fetched {
   readonly cache?: CacheOutcome | undefined
+  /** On a hit, the stored page it came from (cache key and fetch time), for `RenderedCopies`. */
+  readonly entry?: string | undefined
 }
 
 export interface PageCache {
@@ -122,7 +125,8 @@ const fromEntry = (request: ScrapeRequest, page: CachedPage): Served => {
     engine: meta.engine,
     page: browserPage,
     keep: false,
-    cache: { state: "hit", cachedAt: new Date(page.fetchedAt).toISOString() }
+    cache: { state: "hit", cachedAt: new Date(page.fetchedAt).toISOString() },
+    entry: `${page.key}@${page.fetchedAt}`
   }
 }
 
@@ -137,6 +141,9 @@ const noCachedData = (request: ScrapeRequest): ScrapeError =>
       ? new NoCachedData({ kind: "lockdown", message: "Lockdown: no cached copy of this page fits the request, and lockdown never fetches it" })
       : new NoCachedData({ kind: "minAge", message: `No cached copy of this page at least ${request.minAge} ms old fits the request (minAge)` })
   )
+
+/** How stale an entry's last-used time may be before a hit writes it again. */
+const touchEveryMs = 60_000
 
 /** A page a flight fetched, and when (epoch ms). */
 interface Landed {
@@ -191,8 +198,8 @@ export const makePageCache = (store: Store["Service"]): Effect.Effect<PageCache,
             Effect.flatMap((exit): Effect.Effect<Served, ScrapeError> => {
               if (Exit.isSuccess(exit)) {
                 const { fetched, at } = exit.value
-                const cache: CacheOutcome = landedAlready ? { state: "hit", cachedAt: new Date(at).toISOString() } : { state: "miss" }
-                return Effect.succeed({ ...fetched, keep: false, cache })
+                if (!landedAlready) return Effect.succeed({ ...fetched, keep: false, cache: { state: "miss" } })
+                return Effect.succeed({ ...fetched, keep: false, cache: { state: "hit", cachedAt: new Date(at).toISOString() }, entry: `${key}@${at}` })
               }
               // The leader's client went away mid-fetch: this request fetches for itself.
               return Exit.hasInterrupts(exit) && !Exit.hasFails(exit) ? fly(request, key, write, fetch) : Effect.failCause(exit.cause)
@@ -245,7 +252,8 @@ export const makePageCache = (store: Store["Service"]): Effect.Effect<PageCache,
         const now = yield* Clock.currentTimeMillis
         const found = read._tag === "Success" ? Option.filter(read.success, (page) => fits(request, page, now)) : Option.none()
         if (Option.isSome(found)) {
-          yield* store.cacheTouch(key).pipe(Effect.ignore, Effect.forkIn(scope))
+          // LRU to the minute: a write per hit cost more than the read (a hot page is read often).
+          if (now - found.value.lastUsed > touchEveryMs) yield* store.cacheTouch(key).pipe(Effect.ignore, Effect.forkIn(scope))
           return fromEntry(request, found.value)
         }
         if (only) return yield* Effect.fail(noCachedData(request))

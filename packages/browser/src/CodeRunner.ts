@@ -4,7 +4,7 @@
  * through the SSRF proxy), as the body of an async function, so `return` gives the result.
  *
  * The console is captured around the run (log, info and debug to stdout, warn and error to
- * stderr). A thrown error is stderr and exit code 1; a run past its time limit is `killed`, exit
+ * stderr, at most `MAX_OUTPUT_CHARS` in all). A thrown error is stderr and exit code 1; a run past its time limit is `killed`, exit
  * code 124. A run that is stuck in a synchronous loop holds the page's only thread, so it is
  * stopped with CDP's `Runtime.terminateExecution`, after a probe shows the thread is busy (sent
  * when it is idle, the termination would land on the page's next script instead). The session
@@ -42,13 +42,15 @@ const installCapture = `(() => {
   for (const [method, stream] of [["log", "stdout"], ["info", "stdout"], ["debug", "stdout"], ["warn", "stderr"], ["error", "stderr"]]) {
     const original = console[method]
     state.saved[method] = original
-    console[method] = function (...args) {
+    // Recorded, not passed on: each call passed to Chromium's console is a CDP event to Playwright,
+    // and 150,000 of them took over 30 s where recording alone takes milliseconds.
+    console[method] = (...args) => {
+      if (state.truncated) return
       const line = args.map(text).join(" ")
-      if (state.size + line.length <= ${MAX_OUTPUT_CHARS}) {
+      if (state.size + line.length + 1 <= ${MAX_OUTPUT_CHARS}) {
         state[stream].push(line)
         state.size += line.length + 1
       } else state.truncated = true
-      return original.apply(this, args)
     }
   }
   globalThis[key] = state
@@ -82,13 +84,14 @@ const wrapped = (code: string) => `(async () => {
     const value = format(await (async () => {
 ${code}
     })())
-    return { ok: true, value: value !== null && value.length > ${MAX_RESULT_CHARS} ? value.slice(0, ${MAX_RESULT_CHARS}) + "\\n[result truncated at ${MAX_RESULT_CHARS} characters]" : value }
+    const truncated = value !== null && value.length > ${MAX_RESULT_CHARS}
+    return { ok: true, value: truncated ? value.slice(0, ${MAX_RESULT_CHARS}) : value, truncated }
   } catch (error) {
     return { ok: false, error: error instanceof Error ? String(error) : "Uncaught " + format(error) }
   }
 })()`
 
-type Evaluated = { readonly ok: true; readonly value: string | null } | { readonly ok: false; readonly error: string }
+type Evaluated = { readonly ok: true; readonly value: string | null; readonly truncated: boolean } | { readonly ok: false; readonly error: string }
 
 /** What a run did; `stuck` when the page's thread could not be freed (the session is then no use). */
 export type RunOutcome = Omit<CodeOutcome, "sessionId"> & { readonly stuck: boolean }
@@ -115,7 +118,7 @@ export const runCode = (page: Page, cdp: CDPSession, code: string, timeoutMs: nu
   Effect.gen(function*() {
     const installed = yield* Effect.promise(() => page.evaluate(installCapture).then(() => undefined, (error: unknown) => messageOf(error)))
     if (installed !== undefined) {
-      return { result: null, stdout: "", stderr: lineOf(`The session's page cannot run code: ${installed}`), exitCode: 1, killed: false, stuck: page.isClosed() }
+      return { result: null, stdout: "", stderr: lineOf(`The session's page cannot run code: ${installed}`), exitCode: 1, killed: false, truncated: false, stuck: page.isClosed() }
     }
     const evaluated = yield* Effect.promise(() =>
       (page.evaluate(wrapped(code)) as Promise<Evaluated>).catch((error: unknown): Evaluated => ({ ok: false, error: messageOf(error).replace(/^page\.evaluate: /, "") }))
@@ -132,11 +135,12 @@ export const runCode = (page: Page, cdp: CDPSession, code: string, timeoutMs: nu
         stderr: stderr + lineOf(`The code did not finish within its time limit of ${timeoutMs} ms and was stopped`),
         exitCode: 124,
         killed: true,
+        truncated: captured.truncated,
         stuck: !freed
       }
     }
     const outcome = evaluated.value
     return outcome.ok
-      ? { result: outcome.value, stdout: captured.stdout, stderr, exitCode: 0, killed: false, stuck: false }
-      : { result: null, stdout: captured.stdout, stderr: stderr + lineOf(outcome.error), exitCode: 1, killed: false, stuck: page.isClosed() }
+      ? { result: outcome.value, stdout: captured.stdout, stderr, exitCode: 0, killed: false, truncated: captured.truncated || outcome.truncated, stuck: false }
+      : { result: null, stdout: captured.stdout, stderr: stderr + lineOf(outcome.error), exitCode: 1, killed: false, truncated: captured.truncated, stuck: page.isClosed() }
   })

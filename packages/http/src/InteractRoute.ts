@@ -3,7 +3,7 @@
  * the browser engine's layer provides beside the pipeline.
  *
  * - POST runs `code` in the scrape's browser session and answers Firecrawl's flat body
- *   `{ success, sessionId, result, stdout, stderr, exitCode, killed, error? }` (not under
+ *   `{ success, sessionId, result?, stdout, stderr, exitCode, killed, truncated?, error? }` (not under
  *   `data`): a run that threw or timed out is still HTTP 200 with `success: false`, as
  *   Firecrawl's SDKs expect. `prompt` needs a language model, and none is configured: 400.
  * - DELETE answers `{ success, sessionId, sessionDurationMs, creditsBilled, cleanupQueued }`.
@@ -121,11 +121,13 @@ export const interactRoute = Effect.gen(function*() {
       return HttpServerResponse.jsonUnsafe({
         success,
         sessionId: outcome.sessionId,
-        result: outcome.result,
+        // Absent when nothing was returned (the SDKs type it `result?: string`).
+        ...(outcome.result === null ? {} : { result: outcome.result }),
         stdout: outcome.stdout,
         stderr: outcome.stderr,
         exitCode: outcome.exitCode,
         killed: outcome.killed,
+        ...(outcome.truncated ? { truncated: true } : {}),
         ...(success ? {} : { error: outcome.stderr.trim() === "" ? "Execution failed" : outcome.stderr.trim() })
       })
     }),

@@ -3,6 +3,7 @@
  * Chromium behind the real server on a random loopback port, against pages this test serves on
  * 127.0.0.1 (the one origin the server may reach; every other private address stays blocked).
  */
+import Firecrawl from "@mendable/firecrawl-js"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -121,7 +122,8 @@ describe("interact", () => {
     const { scrapeId } = await scrape({ url: `${siteUrl}/log`, formats: ["markdown"], waitFor: 100 })
     const thrown = await interact(scrapeId, { code: "console.log('before'); throw new Error('no such boat')" })
     expect(thrown.status).toBe(200)
-    expect(thrown.body).toMatchObject({ success: false, exitCode: 1, killed: false, result: null, stdout: "before\n" })
+    expect(thrown.body).toMatchObject({ success: false, exitCode: 1, killed: false, stdout: "before\n" })
+    expect(thrown.body.result).toBeUndefined()
     expect(thrown.body.stderr).toContain("Error: no such boat")
     expect(thrown.body.error).toContain("Error: no such boat")
 
@@ -133,11 +135,19 @@ describe("interact", () => {
     const started = Date.now()
     const looping = await interact(scrapeId, { code: "console.log('spinning'); while (true) {}", timeout: 1 })
     expect(Date.now() - started).toBeLessThan(10_000)
-    expect(looping.body).toMatchObject({ success: false, killed: true, exitCode: 124, result: null })
+    expect(looping.body).toMatchObject({ success: false, killed: true, exitCode: 124, stdout: "spinning\n" })
+    expect(looping.body.result).toBeUndefined()
     expect(looping.body.error).toContain("time limit of 1000 ms")
 
     const waiting = await interact(scrapeId, { code: "await new Promise(() => {})", timeout: 1 })
     expect(waiting.body).toMatchObject({ success: false, killed: true, exitCode: 124 })
+
+    // Output past 1,000,000 characters is cut, and says so.
+    const flood = await interact(scrapeId, { code: "for (let i = 0; i < 150000; i++) console.log('0123456789'); return 'x'.repeat(10)" })
+    expect(flood.body).toMatchObject({ success: true, truncated: true, result: "xxxxxxxxxx" })
+    expect(flood.body.stdout.length).toBeLessThanOrEqual(1_000_000)
+    expect(flood.body.stdout.length).toBeGreaterThan(900_000)
+    expect(flood.body.stderr).toContain("[console output truncated at 1000000 characters]")
 
     const alive = await interact(scrapeId, { code: "console.log('still here'); return document.querySelector('h1').textContent" })
     expect(alive.body).toMatchObject({ success: true, result: "Harbour log", stdout: "still here\n", sessionId: thrown.body.sessionId })
@@ -160,6 +170,19 @@ describe("interact", () => {
     const owner = await interact(scrapeId, { code: "return document.title" })
     expect(owner.body).toMatchObject({ success: true, result: "Harbour log" })
     expect((await stop(scrapeId)).status).toBe(200)
+  })
+
+  it("works with the official SDK's interact and stopInteraction", async () => {
+    const firecrawl = new Firecrawl({ apiKey: KEY, apiUrl: server.url })
+    const document = await firecrawl.scrape(`${siteUrl}/log`, { formats: ["markdown"], actions: [{ type: "click", selector: "#add" }] })
+    const scrapeId = document.metadata?.scrapeId as string
+    const ran = await firecrawl.interact(scrapeId, { code: "console.log('hello from the page'); return document.querySelectorAll('#boats li').length", timeout: 20 })
+    expect(ran).toMatchObject({ success: true, result: "2", stdout: "hello from the page\n", exitCode: 0, killed: false })
+    const failed = await firecrawl.interact(scrapeId, { code: "throw new TypeError('no boats')" })
+    expect(failed).toMatchObject({ success: false, exitCode: 1, error: "TypeError: no boats" })
+    const stopped = await firecrawl.stopInteraction(scrapeId)
+    expect(stopped).toMatchObject({ success: true, creditsBilled: 0 })
+    await expect(firecrawl.interact(scrapeId, { code: "return 1" })).rejects.toMatchObject({ status: 404 })
   })
 
   it("accepts the scrapeId of a streamed (NDJSON) scrape", async () => {

@@ -41,6 +41,8 @@ export interface CodeOutcome {
   readonly exitCode: number
   /** The time limit stopped it. */
   readonly killed: boolean
+  /** The result or the console output was cut at its limit. */
+  readonly truncated: boolean
 }
 
 /** A stopped session. */

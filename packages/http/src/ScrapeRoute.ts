@@ -65,6 +65,8 @@ export const scrapeRoute = Effect.gen(function*() {
   // Validation and the option gate run before anything streams, so their errors keep their HTTP status.
   const streaming = wantsNdjson(request.headers.accept)
   return yield* validateScrapeRequest(body).pipe(
+    // A team with zero data retention: its requests run as if each asked for it (no cache row).
+    Effect.map((scrape) => (context.team?.zdr === true ? { ...scrape, zeroDataRetention: true, storeInCache: false } : scrape)),
     Effect.flatMap((scrape) => {
       const request = { route: "scrape" as const, params: scrape, options: scrape, url: scrape.url }
       return streaming

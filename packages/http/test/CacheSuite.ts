@@ -219,6 +219,23 @@ describe(`the page cache on ${name}`, () => {
     }
   })
 
+  it("leaves no row for a team with zero data retention", async () => {
+    const key = await rows.runPromise(Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.setTeam(`zdr-${backend.name}`, { zdr: true })
+      return (yield* store.createKey(`zdr-${backend.name}`)).key
+    }))
+    const path = pathOf("team-zdr")
+    const response = await fetch(`${server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `${siteUrl}${path}` })
+    })
+    expect(response.status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(Option.isNone(await rowFor({ url: `${siteUrl}${path}` }))).toBe(true)
+  })
+
   it("keeps other entries for another mobile or location", async () => {
     const path = pathOf("variants")
     const url = `${siteUrl}${path}`

@@ -193,6 +193,8 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
 
     const remember = (scrapeId: string, request: ScrapeRequest, owner: InteractionOwner) =>
       Effect.sync(() => {
+        // Ids are random; one with a session already is kept as it is (its session is never orphaned).
+        if (entries.get(scrapeId)?.session !== undefined) return
         const browser = browserRequestOf(request)
         const replay: BrowserRequest = { ...browser, screenshot: undefined, actions: browser.actions.filter((action) => !outputOnly.has(action.type)) }
         entries.set(scrapeId, {

@@ -6,6 +6,7 @@
  */
 import { BrowserEngine, decodeScrapeRequest, type InteractionOwner, Interactions, ProfileTeam } from "@strata/core"
 import { Effect, Exit, type Layer, ManagedRuntime } from "effect"
+import { execFileSync } from "node:child_process"
 import { readdirSync, statSync, writeFileSync } from "node:fs"
 import { mkdtemp, readdir } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -123,6 +124,46 @@ describe("interact sessions", () => {
         ).pipe(Effect.map((page) => new TextDecoder().decode(page.body)), Effect.provideService(ProfileTeam, team)))
       expect(await render("team-a")).toContain("cookie=boat=Osprey")
       expect(await render("team-b")).toContain("cookie=none")
+    } finally {
+      await runtime.dispose()
+    }
+  }, 60_000)
+})
+
+describe("interact sessions and Chromium", () => {
+  it("answers a run after Chromium died with a clear failure, and the next run replays into a new session", async () => {
+    const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), {})
+    try {
+      await remember(runtime, "crashing", {})
+      const first = outcomeOf(await execute(runtime, "crashing", "document.title = 'changed'; return document.title"))
+      expect(first.result).toBe("changed")
+      // Kill Chromium (our own child process, by its id).
+      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)]).toString().split("\n")
+      const chromium = children.find((line) => /chrom/i.test(line) && !/crashpad/.test(line))
+      expect(chromium).toBeDefined()
+      process.kill(Number(chromium!.trim().split(/\s+/)[0]), "SIGKILL")
+      await sleep(500)
+      const failed = outcomeOf(await execute(runtime, "crashing", "return document.title"))
+      expect(failed.exitCode).toBe(1)
+      expect(failed.stderr).toContain("cannot run code")
+      const again = outcomeOf(await execute(runtime, "crashing", "return document.title"))
+      expect(again.result).toBe("Test page")
+      expect(again.sessionId).not.toBe(first.sessionId)
+    } finally {
+      await runtime.dispose()
+    }
+  }, 60_000)
+
+  it("remembers at most maxRecords scrapes, oldest out first, and never one with an open session", async () => {
+    const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), { maxRecords: 2 })
+    try {
+      await remember(runtime, "one", {})
+      expect(outcomeOf(await execute(runtime, "one", "return 1")).result).toBe("1")
+      await remember(runtime, "two", {})
+      await remember(runtime, "three", {})
+      expect(failureTag(await execute(runtime, "two", "return 2"))).toBe("UnknownScrape")
+      expect(outcomeOf(await execute(runtime, "one", "return 1")).result).toBe("1")
+      expect(outcomeOf(await execute(runtime, "three", "return 3")).result).toBe("3")
     } finally {
       await runtime.dispose()
     }

@@ -8,6 +8,7 @@ import { JsonSchema, Schema } from "effect"
 import { CatalogResponse } from "./Catalog.ts"
 import { ErrorBody, type ErrorStatus, MessageOnlyErrorBody, parseErrorStatuses, scrapeErrorStatuses } from "./ErrorBodies.ts"
 import { objectOnlyFormatTypes } from "./Formats.ts"
+import { InteractRequestBody } from "./InteractRequest.ts"
 import { ParseOptionsBody, ScrapeRequestBody } from "./RequestBodies.ts"
 import { ScrapeResponse } from "./Responses.ts"
 
@@ -83,6 +84,51 @@ const collect = (schema: Schema.Top, definitions: Json): unknown => {
 
 const jsonContent = (schema: unknown) => ({ "application/json": { schema } })
 
+/** Interact's statuses (InteractRoute.ts): Firecrawl's flat bodies, the contract's error shapes. */
+const interactErrorStatuses = (what: "run" | "stop"): ReadonlyArray<ErrorStatus> => [
+  ...(what === "run"
+    ? [{ status: 400, description: "Invalid body, a language other than node, or a prompt (no language model is configured).", body: "error" as const, codes: ["BAD_REQUEST"] }]
+    : []),
+  { status: 404, description: "No such scrape for this key, or its session ended (stopped or expired).", body: "error", codes: ["SCRAPE_NOT_FOUND"] },
+  ...(what === "run"
+    ? [
+      { status: 409, description: "The scrape kept no data (zero data retention), or another session is saving to its profile.", body: "error" as const, codes: ["SCRAPE_NOT_RETAINED", "PROFILE_LOCKED"] },
+      { status: 429, description: "As many browser sessions are open as the server allows.", body: "message" as const, codes: [] }
+    ]
+    : []),
+  { status: 500, description: "Unexpected server error, or the replay of the scrape failed as the scrape would.", body: "error", codes: ["UNKNOWN_ERROR"] },
+  { status: 501, description: "The browser engine is off on this server.", body: "error", codes: ["INTERACT_UNAVAILABLE"] }
+]
+
+const interactResult = {
+  type: "object",
+  required: ["success", "sessionId", "stdout", "stderr", "exitCode", "killed"],
+  properties: {
+    success: { type: "boolean", description: "False when the code threw or ran out of time (still HTTP 200)." },
+    sessionId: { type: "string" },
+    result: { type: "string", description: "The returned value: a string as it is, anything else as JSON; absent when nothing was returned." },
+    stdout: { type: "string", description: "console.log, info and debug output, one line per call." },
+    stderr: { type: "string", description: "console.warn and error output, then the error thrown, if any." },
+    exitCode: { type: "integer", description: "0 returned, 1 threw, 124 ran out of time." },
+    killed: { type: "boolean", description: "The time limit stopped the code." },
+    truncated: { type: "boolean", description: "The result or the console output was cut at its limit." },
+    error: { type: "string", description: "stderr, when success is false." }
+  }
+}
+
+const interactStopped = {
+  type: "object",
+  required: ["success", "sessionDurationMs", "creditsBilled"],
+  properties: {
+    success: { type: "boolean" },
+    sessionId: { type: "string" },
+    sessionDurationMs: { type: "integer" },
+    creditsBilled: { type: "integer" },
+    cleanupQueued: { type: "boolean" },
+    warning: { type: "string", description: "The profile could not be saved, and why." }
+  }
+}
+
 const errorResponses = (statuses: ReadonlyArray<ErrorStatus>, errorBody: unknown, messageBody: unknown) =>
   Object.fromEntries(statuses.map((s) => [
     String(s.status),
@@ -110,11 +156,12 @@ const dropObjectOnlyNames = (schemas: Json) => {
 
 let cached: Json | undefined
 
-/** The OpenAPI 3.0.0 description of /v2/scrape, /v2/parse and /health (served at /v2/openapi.json). */
+/** The OpenAPI 3.0.0 description of /v2/scrape, its interact path, /v2/parse and /health (served at /v2/openapi.json). */
 export const openApiDocument = (): Json => {
   if (cached !== undefined) return structuredClone(cached)
   const schemas: Json = {}
   const scrapeRequest = collect(ScrapeRequestBody, schemas)
+  const interactRequest = collect(InteractRequestBody, schemas)
   const parseOptions = collect(ParseOptionsBody, schemas)
   const scrapeResponse = collect(ScrapeResponse, schemas)
   const catalogResponse = collect(CatalogResponse, schemas)
@@ -151,6 +198,26 @@ export const openApiDocument = (): Json => {
               content: jsonContent({ oneOf: [scrapeResponse, catalogResponse] })
             },
             ...errorResponses(scrapeErrorStatuses, errorBody, messageBody)
+          }
+        }
+      },
+      "/v2/scrape/{scrapeId}/interact": {
+        parameters: [{ name: "scrapeId", in: "path", required: true, description: "A scrape's `data.metadata.scrapeId`.", schema: { type: "string" } }],
+        post: {
+          operationId: "interact",
+          summary: "Run JavaScript in a browser session that replays the scrape (opened on the first call, reused after).",
+          requestBody: { required: true, content: jsonContent(interactRequest) },
+          responses: {
+            "200": { description: "What the code did (flat, not under `data`).", content: jsonContent(interactResult) },
+            ...errorResponses(interactErrorStatuses("run"), errorBody, messageBody)
+          }
+        },
+        delete: {
+          operationId: "stopInteraction",
+          summary: "Stop the scrape's browser session (saving its profile when the scrape asked to).",
+          responses: {
+            "200": { description: "The session stopped.", content: jsonContent(interactStopped) },
+            ...errorResponses(interactErrorStatuses("stop"), errorBody, messageBody)
           }
         }
       },

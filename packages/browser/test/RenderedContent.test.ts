@@ -28,6 +28,9 @@ beforeAll(async () => {
     "/timer-1200": later(1200, "Written after a second and a bit."),
     "/timer-cleared": html(`<main id="m"><p>Kept as served.</p></main><script>const t = setTimeout(() => { document.getElementById("m").textContent = "never" }, 1500); clearTimeout(t)</script>`),
     "/timer-long": later(20_000, "Written after twenty seconds."),
+    "/ticks": html(`<main id="m"></main><script>let n = 0; const t = setInterval(() => {
+      document.getElementById("m").insertAdjacentHTML("beforeend", "<p>Tick number " + ++n + " arrived.</p>"); if (n === 5) clearInterval(t) }, 200)</script>`),
+    "/carousel": html(`<main><p id="slide">Slide one of the carousel.</p></main><script>setInterval(() => { document.getElementById("slide").dataset.turn = String(Date.now()) }, 5000)</script>`),
     "/shadow": html(`<main><story-card><span slot="title">Slotted title text</span><p>Light paragraph in the default slot.</p></story-card><plain-card></plain-card></main><script>
       customElements.define("story-card", class extends HTMLElement {
         connectedCallback() {
@@ -63,6 +66,19 @@ describe("the smart wait and timers", () => {
     const long = await render("/timer-long")
     expect(long).not.toContain("Written after twenty seconds.")
     expect(Date.now() - started).toBeLessThan(20_000)
+  })
+})
+
+describe("the smart wait and intervals", () => {
+  it("waits out the gaps of a short interval that adds content, until it is cleared", async () => {
+    const body = await render("/ticks")
+    for (let n = 1; n <= 5; n++) expect(body).toContain(`Tick number ${n} arrived.`)
+  })
+
+  it("does not wait for a long interval (a carousel turning every 5 s)", async () => {
+    const started = Date.now()
+    expect(await render("/carousel")).toContain("Slide one of the carousel.")
+    expect(Date.now() - started).toBeLessThan(5000)
   })
 })
 

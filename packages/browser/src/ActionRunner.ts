@@ -5,15 +5,45 @@
  * an async function (so `return` gives the value), `click` with no match does nothing. After an
  * action that can change the page, the page settles briefly (`ACTION_SETTLE_MAX_MS`).
  *
+ * A click that opens a new tab (a `target="_blank"` link, `window.open`) moves the run there: the
+ * actions after it, the screenshot and the content read the new tab, once it has loaded and
+ * settled; the first tab stays open behind it. (Firecrawl's engine is closed on this point.)
+ *
  * A failing action stops the run with `BrowserFailed` naming its index and type; the deadline
  * and a crash keep their own reasons. The total of the waits was checked when the request was
  * decoded (60 s at most).
  */
 import { type ActionOutput, type BrowserFile, BrowserFailed, type ResolvedAction, type ScreenshotOptions, scrapeError, type ScrapeError } from "@strata/core"
 import { Effect } from "effect"
-import type { Page } from "playwright-core"
-import { ACTION_QUIET_CREDIT_MS, ACTION_SETTLE_MAX_MS, type NetworkTracker, settle } from "./SmartWait.ts"
-import { contentOf, messageOf, remaining, type Run, step } from "./Steps.ts"
+import type { Page, Response } from "playwright-core"
+import { ACTION_QUIET_CREDIT_MS, ACTION_SETTLE_MAX_MS, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "./SmartWait.ts"
+import { contentOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
+
+/** A tab: its page, its requests in flight, and its main document's last response. */
+export interface Tab {
+  readonly page: Page
+  readonly network: NetworkTracker
+  readonly main: () => Response | null
+}
+
+/** Follows a page from its creation: requests in flight and the main document's response (an action may navigate). */
+export const trackTab = (page: Page): Tab => {
+  const network = new NetworkTracker(page)
+  let main: Response | null = null
+  page.on("response", (r) => {
+    if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r
+  })
+  return { page, network, main: () => main }
+}
+
+/** The tab the actions act on, and every tab the page opened, in order. */
+export interface Tabs {
+  current: Tab
+  readonly opened: Array<Tab>
+}
+
+/** How long a tab a click opened may take to show its document. */
+const NEW_TAB_LOAD_MS = 10_000
 
 /** How long a click may wait for its element to become clickable, within the deadline. */
 const CLICK_TIMEOUT_MS = 10_000
@@ -50,7 +80,8 @@ export const screenshot = (page: Page, options: ScreenshotOptions, run: Run, oth
 const scriptExpression = (script: string): string =>
   `(async () => { const value = await (async () => {\n${script}\n})(); return { type: value === null ? "null" : typeof value, value } })()`
 
-const runOne = (page: Page, action: ResolvedAction, index: number, run: Run, network: NetworkTracker): Effect.Effect<ReadonlyArray<ActionOutput>, ScrapeError> => {
+const runOne = (tabs: Tabs, action: ResolvedAction, index: number, run: Run): Effect.Effect<ReadonlyArray<ActionOutput>, ScrapeError> => {
+  const { page, network } = tabs.current
   const fail = (error: unknown) => actionFailed(index, action, error)
   const settled = (outputs: ReadonlyArray<ActionOutput> = []) => Effect.as(settle(page, network, ACTION_SETTLE_MAX_MS, run.deadline, ACTION_QUIET_CREDIT_MS), outputs)
   switch (action.type) {
@@ -64,10 +95,17 @@ const runOne = (page: Page, action: ResolvedAction, index: number, run: Run, net
         const matches = page.locator(action.selector)
         const count = yield* step(run, () => matches.count(), fail)
         const targets = action.all ? count : Math.min(count, 1)
+        const tabsBefore = tabs.opened.length
         for (let i = 0; i < targets; i++) {
           yield* step(run, () => matches.nth(i).click({ timeout: Math.min(CLICK_TIMEOUT_MS, remaining(run)) }), fail)
         }
-        return yield* settled()
+        yield* settled()
+        if (tabs.opened.length === tabsBefore) return []
+        // The click opened a tab: the run goes on there, once its document is in and it has settled.
+        const tab = tabs.opened[tabs.opened.length - 1]
+        yield* probe(() => tab.page.waitForLoadState("domcontentloaded", { timeout: Math.min(NEW_TAB_LOAD_MS, remaining(run)) }), undefined)
+        tabs.current = tab
+        return yield* Effect.as(settle(tab.page, tab.network, SMART_WAIT_MAX_MS, run.deadline), [])
       })
     case "write":
       return step(run, () => page.keyboard.type(action.text), fail).pipe(Effect.andThen(settled()))
@@ -106,9 +144,9 @@ const runOne = (page: Page, action: ResolvedAction, index: number, run: Run, net
 }
 
 /** Runs the actions in order; what they produced, in action order. */
-export const runActions = (page: Page, actions: ReadonlyArray<ResolvedAction>, run: Run, network: NetworkTracker): Effect.Effect<Array<ActionOutput>, ScrapeError> =>
+export const runActions = (tabs: Tabs, actions: ReadonlyArray<ResolvedAction>, run: Run): Effect.Effect<Array<ActionOutput>, ScrapeError> =>
   Effect.gen(function*() {
     const outputs: Array<ActionOutput> = []
-    for (const [index, action] of actions.entries()) outputs.push(...(yield* runOne(page, action, index, run, network)))
+    for (const [index, action] of actions.entries()) outputs.push(...(yield* runOne(tabs, action, index, run)))
     return outputs
   })

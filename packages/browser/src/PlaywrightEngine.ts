@@ -32,13 +32,13 @@ import { Config, Context, Effect, Layer, Semaphore } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { readFile, stat } from "node:fs/promises"
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
-import { runActions, screenshot } from "./ActionRunner.ts"
+import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
 import { makeInteractions, type OpenSession, type SessionOptions } from "./InteractSessions.ts"
 import { makeProfileStore } from "./Profiles.ts"
-import { DEFAULT_WAIT, mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS, type WaitTuning } from "./SmartWait.ts"
+import { DEFAULT_WAIT, mutationClockScript, settle, SMART_WAIT_MAX_MS, type WaitTuning } from "./SmartWait.ts"
 import { contentOf, crashed, failureOf, messageOf, probe, remaining, type Run, step } from "./Steps.ts"
 
 export interface BrowserOptions {
@@ -301,15 +301,16 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
 
     const renderPage = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.gen(function*() {
-        const network = new NetworkTracker(page)
+        const first = trackTab(page)
+        const network = first.network
+        // Tabs the page opens (a click on a target=_blank link): the actions follow the last one (ActionRunner.ts).
+        const tabs: Tabs = { current: first, opened: [] }
+        page.context().on("page", (opened) => {
+          if (opened !== page) tabs.opened.push(trackTab(opened))
+        })
         let failedNavigation: string | undefined
         page.on("requestfailed", (r) => {
           if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url()
-        })
-        // The main document's response; an action may navigate (a link clicked), and then it is the new document's.
-        let main: Response | null = null
-        page.on("response", (r) => {
-          if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r
         })
         const downloaded = page.waitForEvent("download", { timeout: remaining(run) }).catch(() => undefined)
         const navigation = yield* step(run, () => page.goto(request.url, { waitUntil: "domcontentloaded", timeout: remaining(run) }).then(
@@ -322,28 +323,30 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
             return { _tag: "Download" as const, download }
           }
         ), (error) => navigationFailure(run, proxy, failedNavigation)(error))
-        if (navigation._tag === "Download") return yield* downloadedFile(navigation.download, main, run)
+        if (navigation._tag === "Download") return yield* downloadedFile(navigation.download, first.main(), run)
         const response = navigation.response
         const refused = proxyAnswer(response, request.url)
         if (refused !== undefined) return yield* Effect.fail(refused)
-        if (main === null) main = response
         yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline, 0, tuning)
         if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
         // Consent banners go before the actions (they cover what a click aims at) and again after them.
-        const unbanner = blocker === undefined ? Effect.void : probe(() => removeBanners(page, blocker), 0)
+        const unbanner = blocker === undefined ? Effect.void : Effect.suspend(() => probe(() => removeBanners(tabs.current.page, blocker), 0))
         yield* unbanner
-        const outputs = yield* runActions(page, request.actions, run, network)
+        const outputs = yield* runActions(tabs, request.actions, run)
         if (request.actions.length > 0) yield* unbanner
-        const shot = request.screenshot === undefined ? undefined : yield* screenshot(page, request.screenshot, run)
-        const last = main
+        // The tab the actions ended on (a click may have opened another).
+        const shown = tabs.current.page
+        const shot = request.screenshot === undefined ? undefined : yield* screenshot(shown, request.screenshot, run)
+        // The main document's response; an action may navigate (a link clicked), and then it is the new document's.
+        const last = tabs.current.main() ?? (shown === page ? response : null)
         const headers = last === null ? {} : yield* probe(() => last.allHeaders(), last.headers())
         const contentType = headers["content-type"] === undefined ? undefined : mimeEssence(headers["content-type"])
         // An HTML page is its rendered DOM; anything else (JSON, text, an image) its bytes as they came.
         const body = isHtml(contentType) || last === null
-          ? new TextEncoder().encode(yield* step(run, () => contentOf(page, run)))
+          ? new TextEncoder().encode(yield* step(run, () => contentOf(shown, run)))
           : yield* step(run, async () => new Uint8Array(await last.body()))
         return {
-          url: page.url(),
+          url: shown.url(),
           status: last?.status() ?? 200,
           headers: isHtml(contentType) ? { ...headers, "content-type": "text/html; charset=utf-8" } : headers,
           contentType: contentType ?? "text/html",

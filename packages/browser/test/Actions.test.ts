@@ -1,7 +1,8 @@
 /**
  * Each action type against real Chromium, on pages served on loopback: what the page sees and
  * what each action returns, in action order; a click with no match; a failing action named by
- * index and type; infinite scroll and lazy images with the scroll action.
+ * index and type; infinite scroll and lazy images with the scroll action; a click that opens a
+ * new tab (target=_blank, window.open) is followed.
  */
 import { type ActionOutput, BrowserEngine, type BrowserRequest, type ResolvedAction, type ScrapeError } from "@strata/core"
 import { Effect, Exit, type Layer, ManagedRuntime } from "effect"
@@ -56,13 +57,39 @@ const pngSize = (bytes: Uint8Array) => {
 }
 
 beforeAll(async () => {
-  site = await serve({ "/form": form, "/feed": feed, "/pixel.png": (_q, r) => r.writeHead(200, { "content-type": "image/png" }).end(pixel) })
+  site = await serve({
+    "/form": form,
+    "/feed": feed,
+    "/pixel.png": (_q, r) => r.writeHead(200, { "content-type": "image/png" }).end(pixel),
+    "/opener": html(`<p>The opener page.</p><a id="blank" href="/opened" target="_blank">Open in a new tab</a>
+      <button id="popup" onclick="window.open('/opened?via=script')">Open with a script</button>`),
+    "/opened": html(`<main id="m"></main><script>fetch("/opened.json").then((r) => r.json()).then((d) => { document.getElementById("m").textContent = d.text })</script>`),
+    "/opened.json": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text: "Rendered in the new tab." }))
+  })
   runtime = ManagedRuntime.make(layer({ concurrency: 2, policy: { allowPrivate: true } }) as Layer.Layer<BrowserEngine>)
 })
 
 afterAll(async () => {
   await runtime?.dispose()
   await site?.close()
+})
+
+describe("a click that opens a new tab", () => {
+  it("follows a target=_blank link and a window.open: later actions and the content read the new tab", async () => {
+    for (const selector of ["#blank", "#popup"]) {
+      const result = await page(`${site.url}/opener`, [
+        { type: "click", selector, all: false },
+        { type: "scrape" },
+        { type: "executeJavascript", script: "return location.pathname" }
+      ])
+      const body = new TextDecoder().decode(result.body)
+      expect(body).toContain("Rendered in the new tab.")
+      expect(body).not.toContain("The opener page.")
+      expect(result.url).toContain("/opened")
+      expect(of(result.outputs, "Scrape")[0].html).toContain("Rendered in the new tab.")
+      expect(of(result.outputs, "JavascriptReturn")[0].value).toBe("/opened")
+    }
+  })
 })
 
 describe("actions", () => {

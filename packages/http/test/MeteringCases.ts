@@ -437,6 +437,50 @@ describe(`metering on ${backend}`, () => {
     expect(lines.every((line) => line.team === "refused" && line.endpoint === "/v2/scrape")).toBe(true)
   })
 
+  it("gives a queued place and an x-request-id back when the client goes away", async () => {
+    const key = await teamWith(deployment, "leaving", { concurrency: 1 })
+    const holder = scrape(deployment.server, key, { url: `${siteUrl}/leaving/a?ms=1000` })
+    await sleep(200)
+    const gone = new AbortController()
+    const abandoned = fetch(`${deployment.server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-request-id": "gone-1" },
+      body: JSON.stringify({ url: `${siteUrl}/leaving/b`, maxAge: 0 }),
+      signal: gone.signal
+    }).catch(() => "aborted")
+    await sleep(200)
+    gone.abort()
+    expect(await abandoned).toBe("aborted")
+    await sleep(100)
+    const next = await scrape(deployment.server, key, { url: `${siteUrl}/leaving/c` })
+    expect((await holder).status).toBe(200)
+    expect(next.status).toBe(200)
+    // Behind a place kept for the client that left, it would have waited for that place to lapse (5 s).
+    expect(next.body.data.metadata.concurrencyQueueDurationMs).toBeLessThan(2500)
+    // The id was never answered: it is free, and runs.
+    const retry = await scrape(deployment.server, key, { url: `${siteUrl}/leaving/b` }, { "x-request-id": "gone-1" })
+    expect(retry.status).toBe(200)
+    expect(retry.body.data.metadata.concurrencyLimited).toBe(false)
+  })
+
+  it("replays a parse's x-request-id when the file and options are the same, and refuses another file", async () => {
+    const key = await teamWith(deployment, "parser", { credits: 10 })
+    const upload = (text: string) => {
+      const form = new FormData()
+      form.append("file", new Blob([text], { type: "text/html" }), "note.html")
+      return fetch(`${deployment.server.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}`, "x-request-id": "upload-1" }, body: form })
+        .then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, any> }))
+    }
+    const first = await upload("<h1>Note</h1><p>First upload.</p>")
+    expect(first.status).toBe(200)
+    const again = await upload("<h1>Note</h1><p>First upload.</p>")
+    expect(again.body.data.metadata.scrapeId).toBe(first.body.data.metadata.scrapeId)
+    const other = await upload("<h1>Note</h1><p>Another file.</p>")
+    expect(other.status).toBe(409)
+    expect(other.body.code).toBe("duplicate_request")
+    expect(await balanceOf(deployment, "parser")).toBe(9)
+  })
+
   it("leaves the default team unlimited and unmetered", async () => {
     const answer = await scrape(deployment.server, "default-key", { url: `${siteUrl}/default` })
     expect(answer.status).toBe(200)

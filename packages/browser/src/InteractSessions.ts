@@ -33,7 +33,7 @@ import {
   TooManySessions,
   UnknownScrape
 } from "@strata/core"
-import { Effect, Exit, Scope, Semaphore } from "effect"
+import { Cause, Effect, Exit, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import type { BrowserContext, CDPSession, Page } from "playwright-core"
 import { runCode } from "./CodeRunner.ts"
@@ -117,9 +117,9 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
     const saving = new Map<string, string>()
     let live = 0
 
-    /** Saves the profile when asked, then closes the context; safe to call twice. */
+    /** Saves the profile when asked, then closes the context; safe to call twice, and not cut short by an interruption. */
     const close = (entry: Entry, session: Session): Effect.Effect<SessionSummary> =>
-      Effect.gen(function*() {
+      Effect.uninterruptible(Effect.gen(function*() {
         const summary = { sessionId: session.id, sessionDurationMs: Date.now() - session.startedAt }
         if (session.closed) return summary
         session.closed = true
@@ -136,7 +136,7 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
         live--
         if (session.savesTo !== undefined && saving.get(session.savesTo) === session.id) saving.delete(session.savesTo)
         return warning === undefined ? summary : { ...summary, warning }
-      })
+      }))
 
     /** The caller's entry: missing and another key's look the same. */
     const find = (scrapeId: string, owner: InteractionOwner) =>
@@ -266,7 +266,8 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
       }
     })
     const every = Math.max(10, options.sweepEveryMs ?? 5_000)
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(every), sweep)))
+    // A sweep that failed unexpectedly must not end the sweeping.
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(every), Effect.catchCause(sweep, (cause) => (Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("interact sweep failed", cause))))))
     // The server stopping ends every session the way DELETE would, profiles saved.
     yield* Effect.addFinalizer(() =>
       Effect.forEach([...entries.values()], (entry) => (entry.session === undefined ? Effect.void : close(entry, entry.session)), { discard: true })

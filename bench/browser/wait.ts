@@ -12,13 +12,29 @@
 import { layer, type WaitTuning } from "@strata/browser"
 import { BrowserEngine } from "@strata/core"
 import { Layer, ManagedRuntime } from "effect"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { parseArgs } from "node:util"
 import { bareScrape, launchBare } from "./Bare.ts"
 import { found, htmlText, median, pool, words } from "./Check.ts"
 import { startFixtureServer } from "./FixtureServer.ts"
 import { corpus } from "./Pages.ts"
+import { processTree } from "../reliability/ServerProcess.ts"
+
+/** CPU ms of this process and its children (every Chromium here), reaped children included. */
+const cpuMs = (): number => {
+  let ticks = 0
+  for (const pid of processTree(process.pid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10
+}
 
 const { values: args } = parseArgs({ options: { rounds: { type: "string" }, concurrency: { type: "string" }, only: { type: "string" }, out: { type: "string" }, settings: { type: "string" } } })
 const rounds = Number(args.rounds ?? 2)
@@ -68,6 +84,7 @@ const note = (setting: string, page: string, ms: number, ok: boolean) => {
 for (const runtime of runtimes) await runtime.runPromise(BrowserEngine.use((e) => e.render({ url: urlOf(pages[0].path), skipTlsVerification: false, mobile: false, waitFor: 0, actions: [] }, Date.now() + 30_000)))
 const loads: Array<Array<number>> = [loadavg()]
 const wallBySetting = new Map<string, number>()
+const cpuBySetting = new Map<string, number>()
 
 const systems: Array<readonly [number, Setting | undefined]> = [...settings.entries(), [-1, undefined] as const]
 const renderOnce = async (i: number, setting: Setting | undefined, page: (typeof pages)[number]) => {
@@ -92,17 +109,21 @@ for (let round = 0; round < rounds; round++) {
     for (const page of pages) {
       for (const [i, setting] of order) {
         const started = performance.now()
+        const cpuBefore = cpuMs()
         await renderOnce(i, setting, page)
         const name = setting?.name ?? "bare (waits for the text)"
         wallBySetting.set(name, (wallBySetting.get(name) ?? 0) + performance.now() - started)
+        cpuBySetting.set(name, (cpuBySetting.get(name) ?? 0) + cpuMs() - cpuBefore)
       }
     }
   } else {
     for (const [i, setting] of order) {
       const name = setting?.name ?? "bare (waits for the text)"
       const started = performance.now()
+      const cpuBefore = cpuMs()
       await pool(pages, concurrency, (page) => renderOnce(i, setting, page))
       wallBySetting.set(name, (wallBySetting.get(name) ?? 0) + performance.now() - started)
+      cpuBySetting.set(name, (cpuBySetting.get(name) ?? 0) + cpuMs() - cpuBefore)
     }
   }
   loads.push(loadavg())
@@ -114,12 +135,12 @@ const bareWall = wallBySetting.get("bare (waits for the text)") ?? 1
 const lines = [
   `Smart wait sweep: ${pages.length} JavaScript pages x ${rounds} rounds at concurrency ${concurrency}, engine called directly (forced browser, no server). Load average (1/5/15 min) ${loads.map((l) => l.map((x) => x.toFixed(2)).join("/")).join(" -> ")}.`,
   "",
-  "| setting | pages complete (all rounds) | median render | summed render | sum / bare | pages/s | bare pages/s / this |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| setting | pages complete (all rounds) | median render | summed render | sum / bare | pages/s | bare pages/s / this | CPU per page (Node + Chromium) |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...[...cells.entries()].map(([name, cell]) => {
     const sum = cell.ms.reduce((a, b) => a + b, 0)
     const wall = wallBySetting.get(name) ?? 1
-    return `| ${name} | ${cell.complete} / ${cell.ms.length}${cell.missed.size > 0 ? ` (missed: ${[...cell.missed].join(", ")})` : ""} | ${median(cell.ms).toFixed(0)} ms | ${sum.toFixed(0)} ms | ${(sum / bareSum).toFixed(2)}x | ${((cell.ms.length / wall) * 1000).toFixed(2)} | ${((wall / bareWall)).toFixed(2)}x |`
+    return `| ${name} | ${cell.complete} / ${cell.ms.length}${cell.missed.size > 0 ? ` (missed: ${[...cell.missed].join(", ")})` : ""} | ${median(cell.ms).toFixed(0)} ms | ${sum.toFixed(0)} ms | ${(sum / bareSum).toFixed(2)}x | ${((cell.ms.length / wall) * 1000).toFixed(2)} | ${((wall / bareWall)).toFixed(2)}x | ${((cpuBySetting.get(name) ?? 0) / cell.ms.length).toFixed(0)} ms |`
   }),
   "",
   "Per page, median render (ms):",

@@ -129,15 +129,21 @@ export interface RankedSentence {
  * in (itself and its two neighbours, with the heading above), so context counts but the sentence
  * that holds the terms wins.
  */
-export const rankSentences = (markdown: string, query: string): { readonly ranked: Array<RankedSentence>; readonly queryTerms: ReadonlyArray<string> } => {
-  const sentences = pageSentences(markdown)
+export const rankSentences = (
+  markdown: string,
+  query: string,
+  sentences: ReadonlyArray<Sentence> = pageSentences(markdown)
+): { readonly ranked: Array<RankedSentence>; readonly queryTerms: ReadonlyArray<string> } => {
   const queryTerms = [...new Set(terms(query).filter((t) => !QUESTION_WORDS.has(t)))]
   if (sentences.length === 0 || queryTerms.length === 0) return { ranked: [], queryTerms }
   const own = bm25(sentences.map((s) => s.terms), queryTerms)
+  // Two neighbours each side: spec sheets put a label, its value and the item they belong to on separate lines.
   const passages = sentences.map((s, i) => [
+    ...(sentences[i - 2]?.terms ?? []),
     ...(sentences[i - 1]?.terms ?? []),
     ...s.terms,
     ...(sentences[i + 1]?.terms ?? []),
+    ...(sentences[i + 2]?.terms ?? []),
     ...s.heading
   ])
   const context = bm25(passages, queryTerms)
@@ -180,14 +186,31 @@ export interface ExtractiveAnswer {
  * `undefined` when nothing on the page matches the question.
  */
 export const extractiveAnswer = (markdown: string, question: string): ExtractiveAnswer | undefined => {
-  const { ranked, queryTerms } = rankSentences(markdown, question)
+  const sentences = pageSentences(markdown)
+  const { ranked, queryTerms } = rankSentences(markdown, question, sentences)
   const best = ranked[0]
   if (best === undefined || !relevant(best, queryTerms)) return undefined
-  const candidates = ranked.filter((r) => !r.sentence.isHeading && relevant(r, queryTerms) && r.score >= best.score * 0.6).slice(0, 5)
+  // Beyond the relevant ones, a few more that share a term: a typed span ("60 minutes") there beats no span.
+  const candidates = ranked.filter((r, i) =>
+    (relevant(r, queryTerms) && r.score >= best.score * 0.6) ||
+    (i < 8 && r.score >= best.score * 0.4 && r.sentence.terms.some((t) => queryTerms.includes(t)))
+  ).slice(0, 8)
   for (const candidate of candidates) {
+    // A label on its own line ("Max Resolution"), its value on the next ("7680 x 4320").
+    const next = sentences[candidate.sentence.index + 1]
+    if (isLabel(candidate.sentence, queryTerms) && next !== undefined && next.text.split(" ").length <= 12) {
+      return { answer: answerSpan(question, next.text) ?? next.text, sentence: `${candidate.sentence.text} ${next.text}` }
+    }
+    // A question in the page (an FAQ's heading) is not its answer.
+    if (candidate.sentence.isHeading || candidate.sentence.text.endsWith("?")) continue
     const span = answerSpan(question, candidate.sentence.text)
     if (span !== undefined) return { answer: span, sentence: candidate.sentence.text }
   }
-  const top = candidates[0] ?? best
+  const top = candidates.find((c) => !c.sentence.isHeading && !c.sentence.text.endsWith("?")) ?? best
   return { answer: top.sentence.text, sentence: top.sentence.text }
 }
+
+/** A short line made only of the question's words, with no value of its own. */
+const isLabel = (sentence: Sentence, queryTerms: ReadonlyArray<string>) =>
+  sentence.text.split(" ").length <= 5 && sentence.terms.length > 0 && !/[.!?]$/.test(sentence.text) &&
+  sentence.terms.every((t) => queryTerms.includes(t))

@@ -18,7 +18,19 @@ export interface JsonFill {
 }
 
 /** Words of a key: `datePublished`, `date_published`, `og:published_time` all give their words. */
-const keyWords = (key: string): Array<string> =>
+const keyWordsCache = new Map<string, Array<string>>()
+
+const keyWords = (key: string): Array<string> => {
+  const cached = keyWordsCache.get(key)
+  if (cached !== undefined) return cached
+  const words = splitKey(key)
+  // Bounded: keys are page-specific, a long-running server must not keep them all.
+  if (keyWordsCache.size > 5000) keyWordsCache.clear()
+  keyWordsCache.set(key, words)
+  return words
+}
+
+const splitKey = (key: string): Array<string> =>
   key
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()

@@ -4,6 +4,9 @@
  * 127.0.0.1 (the one origin the server may reach; every other private address stays blocked).
  */
 import Firecrawl from "@mendable/firecrawl-js"
+import { Store } from "@strata/core"
+import { layerSqlite, sqliteFileIn } from "@strata/store"
+import { Effect, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -20,6 +23,7 @@ let secret: Server
 let secretUrl: string
 let secretHits = 0
 let server: TestServer
+let serverData: string
 
 const routes = (): Record<string, string> => ({
   // Each click on #add appends a boat; the scrape's action adds the second.
@@ -79,7 +83,7 @@ beforeAll(async () => {
       ocr: false,
       isolation: false
     }),
-    { apiKeys: [KEY, OTHER_KEY] }
+    { apiKeys: [KEY, OTHER_KEY], dataDir: (serverData = tempDir()) }
   )
 }, 60_000)
 
@@ -273,6 +277,22 @@ describe("interact", () => {
     // Another name starts empty.
     const other = await scrape({ url: `${siteUrl}/state`, formats: ["markdown"], profile: { name: `${name}-other` } })
     expect(other.data.markdown).toContain("cookie=none stored=none")
+  })
+
+  it("keeps each team's profiles apart: another team's scrape with the same name starts empty", async () => {
+    // A key of another team, made in the server's own store.
+    const store = ManagedRuntime.make(layerSqlite({ filename: sqliteFileIn(serverData), cacheMaxBytes: 1024 * 1024 }))
+    const teamKey = await store.runPromise(Effect.flatMap(Store, (s) => Effect.andThen(s.setTeam("harbour-b", {}), s.createKey("harbour-b")))).then((created) => created.key)
+    await store.dispose()
+    const name = `team-${Date.now()}`
+    const mine = await scrape({ url: `${siteUrl}/state`, formats: ["markdown"], profile: { name } })
+    expect((await interact(mine.scrapeId, { code: "localStorage.setItem('boat', 'Tern'); return 'set'" })).body.success).toBe(true)
+    expect((await stop(mine.scrapeId)).status).toBe(200)
+    expect((await scrape({ url: `${siteUrl}/state`, formats: ["markdown"], profile: { name } })).data.markdown).toContain("stored=Tern")
+
+    const theirs = await post("/v2/scrape", { url: `${siteUrl}/state`, formats: ["markdown"], profile: { name } }, teamKey)
+    expect(theirs.status).toBe(200)
+    expect(theirs.body.data.markdown).toContain("cookie=none stored=none")
   })
 
   it("lets one session at a time save to a profile: a second gets 409, a reader does not", async () => {

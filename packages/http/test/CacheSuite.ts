@@ -44,6 +44,9 @@ const serveSite = (request: { url?: string | undefined; headers: Record<string, 
     // Slow enough that concurrent scrapes overlap.
     case "/slow":
       return void setTimeout(() => html(article(`Slow tide ${hitsOf(url)}`)), 400)
+    // Slower than the shorter timeout below.
+    case "/slower":
+      return void setTimeout(() => html(article(`Slower tide ${hitsOf(url)}`)), 1500)
     // Empty until its script runs: the automatic choice sends it to the browser.
     case "/spa":
       return html(page("Harbour", `<div id="root"></div><script src="/app.js?${url.split("?")[1] ?? ""}"></script>`))
@@ -277,6 +280,18 @@ describe(`the page cache on ${name}`, () => {
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200))
     expect(hitsOf(path)).toBe(1)
     for (const answer of answers) expect(answer.body.data.markdown).toContain("# Slow tide 1")
+  })
+
+  it("fetches for itself when the scrape it waited on ran out of its own time", async () => {
+    const path = `/slower?case=${backend.name}`
+    const [short, long] = await Promise.all([
+      scrape({ url: `${siteUrl}${path}`, timeout: 1000 }),
+      new Promise((resolve) => setTimeout(resolve, 100)).then(() => scrape({ url: `${siteUrl}${path}`, timeout: 10_000 }))
+    ])
+    expect(short.status).toBe(408)
+    expect(long.status).toBe(200)
+    expect(long.body.data.markdown).toContain("# Slower tide")
+    expect(hitsOf(path)).toBe(2)
   })
 
   it("serves a browser-rendered page from the cache, scripts not run again", async () => {

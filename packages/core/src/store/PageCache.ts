@@ -201,7 +201,7 @@ export const makePageCache = (store: Store["Service"]): Effect.Effect<PageCache,
                 if (!landedAlready) return Effect.succeed({ ...fetched, keep: false, cache: { state: "miss" } })
                 return Effect.succeed({ ...fetched, keep: false, cache: { state: "hit", cachedAt: new Date(at).toISOString() }, entry: `${key}@${at}` })
               }
-              // The leader's client went away mid-fetch: this request fetches for itself.
+              // The leader's client went away, or its own time ran out, mid-fetch: this request fetches for itself.
               return Exit.hasInterrupts(exit) && !Exit.hasFails(exit) ? fly(request, key, write, fetch) : Effect.failCause(exit.cause)
             })
           )
@@ -213,7 +213,10 @@ export const makePageCache = (store: Store["Service"]): Effect.Effect<PageCache,
             const at = yield* Clock.currentTimeMillis
             const landed = Exit.map(exit, (fetched): Landed => ({ fetched, at }))
             flight.landed = true
-            yield* Deferred.done(flight.result, landed)
+            // A leader that ran out of its own time tells the others nothing about theirs.
+            const ranOut = Option.exists(Exit.findErrorOption(exit), (error) => error.reason._tag === "TimedOut")
+            if (ranOut) yield* Deferred.interrupt(flight.result)
+            else yield* Deferred.done(flight.result, landed)
             const close = () => {
               if (flights.get(flightKey) === flight) flights.delete(flightKey)
             }

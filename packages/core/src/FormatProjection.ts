@@ -17,6 +17,7 @@ import * as OpenAiCompatible from "./llm/OpenAiCompatible.ts"
 import { writeHtml } from "./markdown/BlockHtml.ts"
 import { escapeHtml } from "./markdown/HtmlEscape.ts"
 import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
+import { noRedaction, Redaction, type Redactor } from "./stages/Redaction.ts"
 import type { StageError } from "./stages/StageError.ts"
 
 /** The `data` fields a request's formats ask for (those that a stage has to make). */
@@ -156,9 +157,30 @@ export const makeProjection = (model: LanguageModelShape | undefined): Projectio
     const derive = model === undefined
       ? Effect.sync(() => deriveOffline(formats, derivedInput(produced)))
       : deriveWithModel(model, formats, derivedInput(produced))
-    return Effect.map(derive, (derivedFormats) => project(produced, formats, derivedFormats))
+    return Effect.gen(function*() {
+      const derivedFormats = yield* derive
+      // The markdown was redacted before any format saw it; the json read from a page's HTML
+      // (JSON-LD, meta, tables) was not: its values go through the request's redaction here.
+      const redactor = yield* Redaction
+      if (derivedFormats.fields.json === undefined || produced._tag !== "Page" || redactor === noRedaction) {
+        return project(produced, formats, derivedFormats)
+      }
+      const json = yield* redactStrings(derivedFormats.fields.json, redactor)
+      return project(produced, formats, { ...derivedFormats, fields: { ...derivedFormats.fields, json } })
+    })
   }
 })
+
+/** Every string in a JSON value through the redactor's text step. */
+const redactStrings = (value: unknown, redactor: Redactor, depth = 0): Effect.Effect<unknown, StageError> => {
+  if (typeof value === "string") return redactor.redactText(value)
+  if (depth > 32 || value === null || typeof value !== "object") return Effect.succeed(value)
+  if (Array.isArray(value)) return Effect.forEach(value, (item) => redactStrings(item, redactor, depth + 1))
+  return Effect.map(
+    Effect.forEach(Object.entries(value), ([key, inner]) => Effect.map(redactStrings(inner, redactor, depth + 1), (v) => [key, v] as const)),
+    (entries) => Object.fromEntries(entries)
+  )
+}
 
 /** The contract's projection: the requested fields, nothing more; derived formats offline. */
 export const contractProjection: Projection = makeProjection(undefined)

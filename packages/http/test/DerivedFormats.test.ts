@@ -32,6 +32,10 @@ const ARTICLE = `<!doctype html>
 </body>
 </html>`
 
+const CONTACT = `<!doctype html><html><head><title>Contact</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Person","name":"Jane Doe","email":"jane.doe@example.com","telephone":"+1 415 555 0132"}</script>
+</head><body><main><h1>Contact us</h1><p>Write to the harbour office for visits and group tours of the lighthouse.</p></main></body></html>`
+
 interface Recorded {
   readonly body: Record<string, unknown>
   readonly authorization: string | undefined
@@ -72,7 +76,7 @@ const readBody = (request: IncomingMessage) =>
 beforeAll(async () => {
   site = createServer((request, response) => {
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-    response.end(ARTICLE)
+    response.end(request.url === "/contact" ? CONTACT : ARTICLE)
   })
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/lighthouse`
@@ -160,6 +164,19 @@ describe("derived formats offline (no language model)", () => {
     expect(status).toBe(200)
     expect(body.data.answer).toBeNull()
     expect(body.data.warning).toContain("answer: nothing on the page answers the question")
+  })
+
+  it("json read from the page's HTML goes through redactPII like the markdown", async () => {
+    const schema = { type: "object", properties: { name: { type: "string" }, email: { type: "string" }, telephone: { type: "string" } } }
+    const url = siteUrl.replace("/lighthouse", "/contact")
+    const plain = await scrape(offline, { url, formats: [{ type: "json", schema }] })
+    expect(plain.body.data.json).toEqual({ name: "Jane Doe", email: "jane.doe@example.com", telephone: "+1 415 555 0132" })
+    const redacted = await scrape(offline, { url, redactPII: true, formats: [{ type: "json", schema }] })
+    expect(redacted.status).toBe(200)
+    const text = JSON.stringify(redacted.body.data.json)
+    expect(text).not.toContain("jane.doe@example.com")
+    expect(text).not.toContain("555 0132")
+    expect(redacted.body.data.json.email).toBeTypeOf("string")
   })
 
   it("refuses a json format with neither schema nor prompt, and a blank question, with 400", async () => {

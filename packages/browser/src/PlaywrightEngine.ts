@@ -167,7 +167,8 @@ const downloadedFile = (download: Download, response: Response | null, run: Run)
       headers,
       contentType: mimeEssence(headers["content-type"]) ?? "application/octet-stream",
       body: bytes,
-      outputs: []
+      outputs: [],
+      downloaded: true
     }
   })
 

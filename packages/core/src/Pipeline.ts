@@ -105,9 +105,10 @@ export class Pipeline extends Context.Service<Pipeline, {
             return yield* fetchContent(request, deadline)
           }
           // A document (PDF, JSON, an image...) is not a page: Chromium shows a PDF in its viewer and
-          // hands back the viewer's HTML, so the fetch engine reads the bytes themselves.
+          // hands back the viewer's HTML, so the fetch engine reads the bytes themselves, unless the
+          // browser downloaded them (an attachment): those are the bytes, not fetched a second time.
           const render = Effect.flatMap(browser.value.render(browserRequestOf(request), deadline), (page): Effect.Effect<Fetched, ScrapeError> =>
-            isHtmlType(page.contentType)
+            isHtmlType(page.contentType) || page.downloaded === true
               ? Effect.succeed({ input: pageInput(request.url, page), headers: page.headers, engine: "browser", page, keep: true })
               : fetchContent(request, deadline))
           if (wantsBrowser(request)) return yield* render

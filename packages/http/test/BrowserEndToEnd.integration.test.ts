@@ -189,7 +189,8 @@ describe("documents through the browser", () => {
     const font = await pdf.embedFont(StandardFonts.Helvetica)
     pdf.addPage([612, 792]).drawText("Harbour dues for the winter season.", { x: 72, y: 700, size: 14, font })
     const bytes = await pdf.save()
-    const files = createServer((q, r) => r.writeHead(200, {
+    const hits: Array<string> = []
+    const files = createServer((q, r) => hits.push(q.url ?? "") && r.writeHead(200, {
       "content-type": "application/pdf",
       ...(q.url === "/attachment.pdf" ? { "content-disposition": "attachment; filename=dues.pdf" } : {})
     }).end(Buffer.from(bytes)))
@@ -207,9 +208,11 @@ describe("documents through the browser", () => {
         const body = await response.json() as Record<string, any>
         expect(response.status, path).toBe(200)
         expect(body.data.markdown, path).toContain("Harbour dues for the winter season.")
-        // The document's bytes come from the fetch engine: Chromium would hand back its PDF viewer.
-        expect(body.data.metadata.engine, path).toBe("fetch")
+        // An inline PDF's bytes come from the fetch engine (Chromium hands back its viewer); an
+        // attachment's are the browser's download, read as they are: fetched once, not twice.
+        expect(body.data.metadata.engine, path).toBe(path === "/inline.pdf" ? "fetch" : "browser")
         expect(body.data.metadata.numPages, path).toBe(1)
+        expect(hits.filter((hit) => hit === path).length, path).toBe(path === "/inline.pdf" ? 2 : 1)
       }
     } finally {
       await open.close()

@@ -66,6 +66,12 @@ export interface BrowserPage {
   readonly contentType: string | undefined
   /** The rendered DOM as UTF-8 HTML for an HTML page; the response body as it came for anything else. */
   readonly body: Uint8Array
+  /**
+   * The body is the document's bytes exactly as served (the navigation became a download: a PDF
+   * sent as an attachment), so it needs no second fetch. Absent for a document Chromium showed in
+   * a viewer, whose body is the viewer's.
+   */
+  readonly downloaded?: boolean | undefined
   readonly outputs: ReadonlyArray<ActionOutput>
   readonly screenshot?: BrowserFile | undefined
 }

@@ -4,6 +4,7 @@
  * through a small OpenAI-compatible server started here, which records every request and answers
  * as each test scripts it: well, with invalid JSON, with 429, or too late.
  */
+import Firecrawl from "@mendable/firecrawl-js"
 import { OpenAiCompatible } from "@strata/core"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -151,6 +152,23 @@ describe("derived formats offline (no language model)", () => {
     expect(data.warning).toContain("json: no value found on the page for keeperName")
     expect(data.metadata).toMatchObject({ summaryBy: "extractive", answerBy: "extractive", highlightsBy: "extractive", jsonBy: "structured-data" })
     expect(data.metadata.llmCalls).toBeUndefined()
+  })
+
+  it("works through the official SDK, unchanged", async () => {
+    const firecrawl = new Firecrawl({ apiKey: KEY, apiUrl: offline.url })
+    const document = await firecrawl.scrape(siteUrl, {
+      formats: [
+        "summary",
+        { type: "question", question: "Who designed the tower?" },
+        { type: "highlights", query: "lantern room" },
+        { type: "json", schema: { type: "object", properties: { headline: { type: "string" }, datePublished: { type: "string" } } } }
+      ]
+    })
+    expect(document.summary).toContain("built in 1889")
+    expect(document.answer).toBe("Alan Stevenson")
+    expect(document.highlights).toContain("lantern room")
+    expect(document.json).toEqual({ headline: "The Harbour Lighthouse", datePublished: "2024-05-02" })
+    expect(document.metadata?.summaryBy).toBe("extractive")
   })
 
   it("answers a quantity with its unit, and keeps markdown when it is asked for too", async () => {

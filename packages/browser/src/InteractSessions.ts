@@ -27,9 +27,11 @@ import {
   ProfileLocked,
   ProfileTeam,
   ReplayFailed,
+  scrapeError,
   type ScrapeError,
   type ScrapeRequest,
   type SessionSummary,
+  StageFailed,
   TooManySessions,
   UnknownScrape
 } from "@strata/core"
@@ -38,7 +40,7 @@ import { randomUUID } from "node:crypto"
 import type { BrowserContext, CDPSession, Page } from "playwright-core"
 import { runCode } from "./CodeRunner.ts"
 import type { ProfileStore } from "./Profiles.ts"
-import { probe } from "./Steps.ts"
+import { messageOf, probe } from "./Steps.ts"
 
 /** The replayed page of a session, open until the scope it was opened in closes. */
 export interface SessionPage {
@@ -160,12 +162,12 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
             message: `You have reached the maximum number of concurrent browser sessions (${maxSessions}). Stop one (DELETE /v2/scrape/{scrapeId}/interact) or wait for one to expire.`
           })))
         }
-        const profile = entry.profile
-        const savesTo = profile !== undefined && profile.saveChanges ? profiles.keyOf(entry.owner.team, profile.name) : undefined
-        if (savesTo !== undefined && saving.has(savesTo)) {
+        const saver = entry.profile?.saveChanges === true ? entry.profile : undefined
+        const savesTo = saver === undefined ? undefined : profiles.keyOf(entry.owner.team, saver.name)
+        if (saver !== undefined && savesTo !== undefined && saving.has(savesTo)) {
           return yield* Effect.fail(interactionError(new ProfileLocked({
-            profile: profile!.name,
-            message: `Another session is currently writing to the profile "${profile!.name}". Only one writer is allowed at a time. You can still read it with saveChanges: false.`
+            profile: saver.name,
+            message: `Another session is currently writing to the profile "${saver.name}". Only one writer is allowed at a time. You can still read it with saveChanges: false.`
           })))
         }
         const id = randomUUID()
@@ -180,9 +182,13 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
         const opened = yield* open(request, Date.now() + replayBudgetMs(request)).pipe(
           Effect.provideService(ProfileTeam, entry.owner.team),
           Scope.provide(scope),
-          Effect.flatMap(({ page, context }) => Effect.promise(() => context.newCDPSession(page)).pipe(Effect.map((cdp) => ({ page, context, cdp })))),
+          Effect.flatMap(({ page, context }) =>
+            Effect.tryPromise({
+              try: () => context.newCDPSession(page),
+              catch: (error) => scrapeError(new StageFailed({ stage: "browser", message: `The session's page could not be attached: ${messageOf(error)}` }))
+            }).pipe(Effect.map((cdp) => ({ page, context, cdp })))),
+          // Failure and interruption alike.
           Effect.onError(() => release),
-          Effect.onInterrupt(() => release),
           Effect.mapError((error) => interactionError(new ReplayFailed({ error, message: `The session could not replay scrape ${entry.scrapeId}: ${error.message}` })))
         )
         const now = Date.now()

@@ -154,6 +154,27 @@ describe("interact sessions and Chromium", () => {
     }
   }, 60_000)
 
+  it("a replay that fails gives its place back: the session limit counts only open sessions", async () => {
+    const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), { maxSessions: 1 })
+    try {
+      // Port 1 is no web server's (refused before Chromium goes there): the replay fails.
+      const unreachable = (id: string) =>
+        runtime.runPromise(Effect.flatMap(decodeScrapeRequest({ url: "http://127.0.0.1:1/nothing" }), (request) =>
+          Interactions.use((interactions) => interactions.remember(id, request, owner))))
+      for (const id of ["down-1", "down-2", "down-3"]) {
+        await unreachable(id)
+        const exit = await execute(runtime, id, "return 1")
+        expect(failureTag(exit)).toBe("ReplayFailed")
+      }
+      await remember(runtime, "up-1", {})
+      await remember(runtime, "up-2", {})
+      expect(outcomeOf(await execute(runtime, "up-1", "return 1")).result).toBe("1")
+      expect(failureTag(await execute(runtime, "up-2", "return 2"))).toBe("TooManySessions")
+    } finally {
+      await runtime.dispose()
+    }
+  }, 60_000)
+
   it("remembers at most maxRecords scrapes, oldest out first, and never one with an open session", async () => {
     const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), { maxRecords: 2 })
     try {

@@ -243,17 +243,18 @@ const clear = (request: MeteredRequest) =>
           return { _tag: "Refused", reply: billed.reply } as const
         }
         const reportCredits = team.credits !== undefined || data.metadata?.creditsUsed !== undefined
-        const metadata = {
-          ...data.metadata,
+        const added = {
           ...(reportCredits ? { creditsUsed: cost } : {}),
           ...(team.concurrency !== undefined ? { concurrencyLimited: queuedMs !== undefined } : {}),
           ...(queuedMs !== undefined ? { concurrencyQueueDurationMs: queuedMs } : {})
         }
+        // An answer without metadata keeps none unless metering has something to say.
+        const charged = data.metadata === undefined && Object.keys(added).length === 0 ? data : { ...data, metadata: { ...data.metadata, ...added } }
         context.logFields.credits = cost
-        yield* emit(200, { credits: cost, queuedMs, scrapeId: metadata.scrapeId })
+        yield* emit(200, { credits: cost, queuedMs, scrapeId: charged.metadata?.scrapeId })
         return {
           _tag: "Charged",
-          data: { ...data, metadata },
+          data: charged,
           record: (body: string) => settle(recordOf(200, body))
         } as const
       })

@@ -113,6 +113,28 @@ describe("GuardProxy", () => {
     }
   })
 
+  it("resolves a mapped host name to its address, which still passes the policy", async () => {
+    const port = new URL(site.url).port
+    const hosts = { "ads.mapped.example": "127.0.0.1" }
+    const saved = proxy
+    for (const allowPrivate of [false, true]) {
+      const scope5 = Effect.runSync(Scope.make())
+      proxy = await Effect.runPromise(Scope.provide(scope5)(startGuardProxy({ allowPrivate, hosts })))
+      try {
+        const answer = await viaProxy(`http://ads.mapped.example:${port}/`)
+        if (allowPrivate) expect(answer.body).toContain("internal")
+        else {
+          expect(answer.status).toBe(403)
+          expect(String(answer.headers["x-strata-blocked"])).toMatch(/ads\.mapped\.example resolves to 127\.0\.0\.1/)
+          expect(await tunnel(`ads.mapped.example:${port}`)).toBe(403)
+        }
+      } finally {
+        proxy = saved
+        await Effect.runPromise(Scope.close(scope5, Exit.void))
+      }
+    }
+  })
+
   it("answers 502 with the failure's kind when the target cannot be reached", async () => {
     const scope3 = Effect.runSync(Scope.make())
     const open = await Effect.runPromise(Scope.provide(scope3)(startGuardProxy({ allowPrivate: true })))

@@ -10,7 +10,7 @@ import type { Diagnostic, Page } from "./Document.ts"
 import type { DocumentReaders } from "./DocumentReader.ts"
 import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
-import { FormatProjection, type Produced } from "./FormatProjection.ts"
+import { FormatProjection, type Produced, RequestDeadline } from "./FormatProjection.ts"
 import { processHtmlYielding } from "./html/index.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { mimeTypeOf } from "./MediaTypes.ts"
@@ -173,7 +173,10 @@ const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadl
 /** Runs the content through its path and projects it onto the requested formats. */
 export const renderContent = (input: ContentInput, options: CommonOptions, deadline: number): Effect.Effect<ScrapeData, ScrapeError, Stages> =>
   Effect.flatMap(requestRedaction(options), (redactor) =>
-    Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline)).pipe(Effect.provideService(Redaction, redactor)))
+    Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline)).pipe(
+      Effect.provideService(Redaction, redactor),
+      Effect.provideService(RequestDeadline, deadline)
+    ))
 
 /** The Redaction stage in force, then the request's `redactPII`, when it asks for it. */
 const requestRedaction = (options: CommonOptions) =>
@@ -185,7 +188,10 @@ const requestRedaction = (options: CommonOptions) =>
  * one page plus the markdown written so far. Everything else is a single `done`.
  */
 export const renderContentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
-  Stream.unwrap(Effect.map(requestRedaction(options), (redactor) => contentStream(input, options, deadline).pipe(Stream.provideService(Redaction, redactor))))
+  Stream.unwrap(Effect.map(requestRedaction(options), (redactor) => contentStream(input, options, deadline).pipe(
+    Stream.provideService(Redaction, redactor),
+    Stream.provideService(RequestDeadline, deadline)
+  )))
 
 const contentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
   Stream.unwrap(Effect.gen(function*() {

@@ -20,6 +20,12 @@ import { markdownLinks, markdownToHtml } from "./MarkdownHtml.ts"
 import { noRedaction, Redaction, type Redactor } from "./stages/Redaction.ts"
 import type { StageError } from "./stages/StageError.ts"
 
+/**
+ * When the request must be answered by (epoch ms), provided by the content stage: the derived
+ * formats give a language model only the time that is left, then take their offline path.
+ */
+export const RequestDeadline = Context.Reference<number | undefined>("@strata/core/RequestDeadline", { defaultValue: () => undefined })
+
 /** The `data` fields a request's formats ask for (those that a stage has to make). */
 export interface Requested {
   /** Also when only a format derived from it (summary, answer, highlights, json) is asked for. */
@@ -156,7 +162,7 @@ export const makeProjection = (model: LanguageModelShape | undefined): Projectio
     if (derivedWanted(formats).length === 0) return Effect.sync(() => project(produced, formats, { fields: {}, warnings: [], metadata: {} }))
     const derive = model === undefined
       ? Effect.sync(() => deriveOffline(formats, derivedInput(produced)))
-      : deriveWithModel(model, formats, derivedInput(produced))
+      : Effect.flatMap(Effect.service(RequestDeadline), (deadline) => deriveWithModel(model, formats, derivedInput(produced), deadline))
     return Effect.gen(function*() {
       const derivedFormats = yield* derive
       // The markdown was redacted before any format saw it; the json read from a page's HTML

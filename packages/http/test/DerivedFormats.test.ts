@@ -306,6 +306,20 @@ describe("derived formats through an OpenAI-compatible model", () => {
     expect(body.data.warning).toContain("highlights: 1 quoted sentence(s) not found on the page were dropped")
   })
 
+  it("gives the model only what the request's timeout leaves, then answers offline within it", async () => {
+    script = [(response) => {
+      const timer = setTimeout(() => completion("too late")(response, {}), 4000)
+      response.on("close", () => clearTimeout(timer))
+    }]
+    const started = Date.now()
+    const { status, body } = await scrape(withModel, { timeout: 2500, formats: ["summary"] })
+    expect(status).toBe(200)
+    expect(Date.now() - started).toBeLessThan(2500)
+    expect(body.data.summary).toContain("The harbour lighthouse was built in 1889")
+    expect(body.data.metadata.summaryBy).toBe("extractive")
+    expect(body.data.warning).toMatch(/summary: the language model failed \(the request's timeout left it \d+ ms\)/)
+  })
+
   it("a model that does not answer in time gives the offline summary and a warning naming the time-out", async () => {
     script = [(response) => {
       const timer = setTimeout(() => completion("too late")(response, {}), 3000)

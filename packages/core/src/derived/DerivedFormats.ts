@@ -6,9 +6,9 @@
  * contract's `warning`, and model token usage to `metadata.llm*`. Model failures never fail the
  * scrape: the page is still an answer.
  */
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { Format } from "../contract/index.ts"
-import { estimateTokens, type LanguageModelError, type LanguageModelShape, type Usage } from "../LanguageModel.ts"
+import { estimateTokens, LanguageModelError, type LanguageModelShape, ModelTimedOut, type Usage } from "../LanguageModel.ts"
 import { extractiveAnswer, extractiveHighlights, extractiveSummary } from "./Extractive.ts"
 import { factsObject, fillSchema } from "./JsonFill.ts"
 import { checkSchema, type JsonSchema } from "./JsonSchemaCheck.ts"
@@ -196,8 +196,19 @@ const normaliseSchema = (schema: JsonSchema): JsonSchema =>
 const failedWarning = (field: string, error: LanguageModelError) =>
   `${field}: the language model failed (${error.message}); the offline ${field} is given instead`
 
-/** The model paths, each falling back to its offline path when the model fails. */
-export const deriveWithModel = (model: LanguageModelShape, formats: ReadonlyArray<Format>, input: DerivedInput): Effect.Effect<Derived> => {
+/** Time kept back from the request's deadline for the offline fallback and the response. */
+const DEADLINE_RESERVE_MS = 1000
+
+/**
+ * The model paths, each falling back to its offline path when the model fails or when the
+ * request's `deadline` (epoch ms) leaves it no more time.
+ */
+export const deriveWithModel = (
+  model: LanguageModelShape,
+  formats: ReadonlyArray<Format>,
+  input: DerivedInput,
+  deadline?: number | undefined
+): Effect.Effect<Derived> => {
   const wanted = derivedWanted(formats)
   if (wanted.length === 0) return Effect.succeed(assemble([]))
   const facts = lazily(() => factsOf(input))
@@ -209,7 +220,13 @@ export const deriveWithModel = (model: LanguageModelShape, formats: ReadonlyArra
     trimmed ? [`${field}: the page (about ${estimateTokens(markdown)} tokens) was trimmed to ${model.maxInputTokens} tokens for the language model`] : []
 
   const withFallback = (w: Wanted, field: keyof DerivedFields, run: Effect.Effect<One, LanguageModelError>): Effect.Effect<One> =>
-    run.pipe(Effect.catch((error) =>
+    Effect.suspend(() => {
+      if (deadline === undefined) return run
+      const left = deadline - Date.now() - DEADLINE_RESERVE_MS
+      const ran = (timeoutMs: number) => new LanguageModelError({ reason: new ModelTimedOut({ message: `the request's timeout left it ${timeoutMs} ms`, timeoutMs }) })
+      if (left <= 0) return Effect.fail(ran(0))
+      return Effect.timeoutOrElse(run, { duration: Duration.millis(left), orElse: () => Effect.fail(ran(Math.round(left))) })
+    }).pipe(Effect.catch((error) =>
       Effect.sync((): One => {
         const offline = offlineOne(w, input, facts)
         return { ...offline, warnings: [failedWarning(field, error), ...offline.warnings] }

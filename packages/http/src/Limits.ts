@@ -96,8 +96,15 @@ export const takeSlot = (
       delay = Math.min(250, delay * 1.5)
     }
     // The heartbeat: a slot not renewed within its lease is freed for the team's other requests.
+    // It stops past the request's own timeout, so a scope that is never closed (a streamed answer
+    // whose stream never ran) cannot hold the slot longer than a lease beyond that.
     yield* Effect.forkScoped(
-      store.renewSlot(leaseId, leaseMs).pipe(Effect.ignore, Effect.delay(Math.floor(leaseMs / 3)), Effect.forever)
+      store.renewSlot(leaseId, leaseMs).pipe(
+        Effect.ignore,
+        Effect.delay(Math.floor(leaseMs / 3)),
+        Effect.forever,
+        Effect.timeoutOption(options.timeoutMs + 5_000)
+      )
     )
     return { _tag: "Acquired", queuedMs: limited ? Date.now() - started : undefined } satisfies SlotOutcome
   })

@@ -14,7 +14,8 @@
  */
 import { chargeIdFor, type ContentEvent, paramsHash, type ScrapeData, type ScrapeError, Store, type Team } from "@strata/core"
 import { Effect, Exit, Scope, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 import type { AuditEvent } from "./Audit.ts"
 import { type BilledOptions, costOf, failureCost, minimumCost } from "./Billing.ts"
@@ -327,6 +328,13 @@ export const meteredStream = (
     const cleared = yield* clear(request)
     if (cleared._tag === "Unmetered") return ndjsonResponse(run(request.options.timeout), request.route)
     if (cleared._tag === "Answered") return cleared.response
+    // The stream runs after this handler returns, and may never run (the client left first):
+    // the Node response's close is the one event that always comes, so it settles too.
+    const incoming = yield* HttpServerRequest.HttpServerRequest
+    const response = NodeHttpServerRequest.toServerResponse(incoming) as { readonly once?: (event: "close", listener: () => void) => unknown }
+    response.once?.("close", () => {
+      Effect.runFork(Effect.andThen(Scope.close(cleared.scope, Exit.void), cleared.abandon))
+    })
     const events = run(cleared.timeoutMs).pipe(
       Stream.mapEffect((event) =>
         event.type !== "done" ? Effect.succeed<ContentEvent | string>(event) : Effect.gen(function*() {

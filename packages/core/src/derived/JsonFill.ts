@@ -5,7 +5,7 @@
  * out and named in the result, as are values the schema refuses: the caller turns both into the
  * contract's `warning`. Nothing is guessed from prose.
  */
-import { checkSchema, type JsonSchema, resolveRef } from "./JsonSchemaCheck.ts"
+import { checkSchema, isRecord, type JsonSchema, resolveRef } from "./JsonSchemaCheck.ts"
 import type { Fact, FactSource, PageFacts } from "./PageFacts.ts"
 import { stem } from "./Sentences.ts"
 
@@ -165,7 +165,8 @@ const flatten = (record: Record<string, unknown>, prefix = "", out: Array<Fact> 
 
 /** Rows of a header table as the array of objects a schema asks for, when its headers name the items' keys. */
 const fromTables = (items: JsonSchema, root: JsonSchema, facts: PageFacts, depth: number): Array<unknown> | undefined => {
-  const properties = Object.keys((resolveRef(items, root).properties ?? {}) as Record<string, unknown>)
+  const itemProperties = resolveRef(items, root).properties
+  const properties = isRecord(itemProperties) ? Object.keys(itemProperties) : []
   if (properties.length === 0) return undefined
   let best: { rows: ReadonlyArray<Record<string, string>>; score: number } | undefined
   for (const rows of facts.tables) {
@@ -180,7 +181,8 @@ const fromTables = (items: JsonSchema, root: JsonSchema, facts: PageFacts, depth
 }
 
 const fillObject = (schema: JsonSchema, root: JsonSchema, facts: PageFacts, path: string, depth: number): { value: Record<string, unknown>; empty: Array<string> } => {
-  const properties = (resolveRef(schema, root).properties ?? {}) as Record<string, JsonSchema>
+  const own = resolveRef(schema, root).properties
+  const properties = (isRecord(own) ? own : {}) as Record<string, JsonSchema>
   const value: Record<string, unknown> = {}
   const empty: Array<string> = []
   for (const [key, propertySchema] of Object.entries(properties)) {
@@ -191,14 +193,14 @@ const fillObject = (schema: JsonSchema, root: JsonSchema, facts: PageFacts, path
       .filter((c) => c.score > 0)
       .sort((a, b) => b.score - a.score || SOURCE_RANK[b.fact.source] - SOURCE_RANK[a.fact.source])
     let found: unknown
-    const isArrayOfObjects = resolved.type === "array" && resolveRef((resolved.items ?? {}) as JsonSchema, root).properties !== undefined
+    const isArrayOfObjects = resolved.type === "array" && isRecord(resolveRef(resolved.items as JsonSchema, root).properties)
     for (const candidate of candidates) {
       if (depth > 6) break
       found = coerce(candidate.fact.value, propertySchema, root, facts, depth)
       if (found !== undefined) break
     }
     if (found === undefined && isArrayOfObjects) found = fromTables((resolved.items ?? {}) as JsonSchema, root, facts, depth)
-    if (found === undefined && resolved.type === "object" && resolved.properties !== undefined && depth < 6) {
+    if (found === undefined && resolved.type === "object" && isRecord(resolved.properties) && depth < 6) {
       const inner = fillObject(resolved, root, facts, keyPath, depth + 1)
       if (Object.keys(inner.value).length > 0) found = inner.value
     }

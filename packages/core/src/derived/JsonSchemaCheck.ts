@@ -7,6 +7,9 @@
 
 export type JsonSchema = Record<string, unknown>
 
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+
 const typeOf = (value: unknown): string => {
   if (value === null) return "null"
   if (Array.isArray(value)) return "array"
@@ -21,14 +24,16 @@ const typeMatches = (expected: string, value: unknown): boolean => {
 
 /** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`); anything else is left unchecked. */
 export const resolveRef = (schema: JsonSchema, root: JsonSchema): JsonSchema => {
+  // A schema is an object; `true`, `null`, numbers and arrays constrain nothing we check.
+  if (!isRecord(schema)) return {}
   let current = schema
   for (let hops = 0; hops < 8 && typeof current.$ref === "string"; hops++) {
     const ref = current.$ref
     if (!ref.startsWith("#/")) return {}
     let target: unknown = root
     for (const part of ref.slice(2).split("/")) target = (target as Record<string, unknown> | undefined)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")]
-    if (target === null || typeof target !== "object") return {}
-    current = target as JsonSchema
+    if (!isRecord(target)) return {}
+    current = target
   }
   return current
 }
@@ -65,21 +70,21 @@ export const checkSchema = (value: unknown, schema: JsonSchema, root: JsonSchema
   if (Array.isArray(value)) {
     if (typeof s.minItems === "number" && value.length < s.minItems) errors.push(`${path}: fewer than ${s.minItems} items`)
     if (typeof s.maxItems === "number" && value.length > s.maxItems) errors.push(`${path}: more than ${s.maxItems} items`)
-    if (s.items !== null && typeof s.items === "object" && !Array.isArray(s.items)) {
+    if (isRecord(s.items)) {
       value.forEach((item, i) => errors.push(...checkSchema(item, s.items as JsonSchema, root, `${path}[${i}]`, depth + 1)))
     }
   }
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const record = value as Record<string, unknown>
-    const properties = (s.properties ?? {}) as Record<string, JsonSchema>
+    const properties = (isRecord(s.properties) ? s.properties : {}) as Record<string, JsonSchema>
     if (Array.isArray(s.required)) {
-      for (const key of s.required as Array<string>) if (!(key in record)) errors.push(`${path}.${key}: required`)
+      for (const key of s.required) if (typeof key === "string" && !(key in record)) errors.push(`${path}.${key}: required`)
     }
     for (const [key, inner] of Object.entries(record)) {
       const propertySchema = properties[key]
       if (propertySchema !== undefined) errors.push(...checkSchema(inner, propertySchema, root, `${path}.${key}`, depth + 1))
       else if (s.additionalProperties === false) errors.push(`${path}.${key}: not allowed`)
-      else if (s.additionalProperties !== null && typeof s.additionalProperties === "object") {
+      else if (isRecord(s.additionalProperties)) {
         errors.push(...checkSchema(inner, s.additionalProperties as JsonSchema, root, `${path}.${key}`, depth + 1))
       }
     }

@@ -224,3 +224,35 @@ describe("model settings", () => {
       assert.isDefined(options.apiKey)
     }))
 })
+
+describe("hostile schemas and pages", () => {
+  it("any JSON as a schema, against any page facts, neither throws nor hangs", () => {
+    const facts = pageFacts(PRODUCT)
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), (schema) => {
+      const record = schema !== null && typeof schema === "object" && !Array.isArray(schema) ? (schema as Record<string, unknown>) : { type: schema }
+      const filled = fillSchema(record, facts)
+      checkSchema(filled.value, record)
+      return true
+    }), { numRuns: 300 })
+  })
+
+  it("a schema that refers to itself ends", () => {
+    const schema = { $ref: "#/$defs/node", $defs: { node: { type: "object", properties: { name: { type: "string" }, child: { $ref: "#/$defs/node" } } } } }
+    const filled = fillSchema(schema, pageFacts(PRODUCT))
+    assert.strictEqual((filled.value as { name?: string }).name, "Trail Boot")
+  })
+
+  it("any text as a page gives sentences, a summary and answers without throwing", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 400 }), fc.string({ maxLength: 60 }), (page, question) => {
+      deriveOffline([{ type: "summary" }, { type: "question", question: question || "x" }, { type: "highlights", query: question || "x" }], { markdown: page, html: page })
+      return true
+    }), { numRuns: 300 })
+  })
+
+  it("the deprecated query format: freeform is answered, directQuote highlighted", () => {
+    const derived = deriveOffline([{ type: "query", prompt: "When did the Copper Valley Railway open?", mode: "freeform" }], { markdown: PAGE })
+    assert.strictEqual(derived.fields.answer, "14 June 1902")
+    const quoted = deriveOffline([{ type: "query", prompt: "return ticket for adults", mode: "directQuote" }], { markdown: PAGE })
+    assert.strictEqual(quoted.fields.highlights, "A return ticket costs $24 for adults.")
+  })
+})

@@ -113,10 +113,28 @@ const unstick = (cdp: CDPSession): Effect.Effect<boolean> =>
 
 const lineOf = (text: string) => (text === "" || text.endsWith("\n") ? text : `${text}\n`)
 
-/** Runs `code` in `page` for at most `timeoutMs`. */
+/** How long the page may take to start a run before its thread is taken to be held by its own script, ms. */
+const START_MS = 5_000
+
+/** A run given up (the client went away): its script is stopped if it holds the thread, and the console put back. */
+const abandon = (page: Page, cdp: CDPSession): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (page.isClosed()) return
+    if (yield* unstick(cdp)) yield* probe(() => page.evaluate(collectCapture), undefined).pipe(Effect.timeoutOption(1_000))
+  })
+
+/** Runs `code` in `page` for at most `timeoutMs`; interrupted, it leaves no loop holding the page. */
 export const runCode = (page: Page, cdp: CDPSession, code: string, timeoutMs: number): Effect.Effect<RunOutcome> =>
   Effect.gen(function*() {
-    const installed = yield* Effect.promise(() => page.evaluate(installCapture).then(() => undefined, (error: unknown) => messageOf(error)))
+    const started = yield* Effect.promise(() => page.evaluate(installCapture).then(() => undefined, (error: unknown) => messageOf(error))).pipe(
+      Effect.timeoutOption(START_MS)
+    )
+    if (Option.isNone(started)) {
+      // The page's own script holds its thread: stop it, and say so.
+      const freed = yield* unstick(cdp)
+      return { result: null, stdout: "", stderr: lineOf(`The session's page did not respond within ${START_MS} ms (its own script was busy${freed ? " and has been stopped" : ""}); run the code again`), exitCode: 1, killed: false, truncated: false, stuck: !freed }
+    }
+    const installed = started.value
     if (installed !== undefined) {
       return { result: null, stdout: "", stderr: lineOf(`The session's page cannot run code: ${installed}`), exitCode: 1, killed: false, truncated: false, stuck: page.isClosed() }
     }
@@ -143,4 +161,4 @@ export const runCode = (page: Page, cdp: CDPSession, code: string, timeoutMs: nu
     return outcome.ok
       ? { result: outcome.value, stdout: captured.stdout, stderr, exitCode: 0, killed: false, truncated: captured.truncated || outcome.truncated, stuck: false }
       : { result: null, stdout: captured.stdout, stderr: stderr + lineOf(outcome.error), exitCode: 1, killed: false, truncated: captured.truncated, stuck: page.isClosed() }
-  })
+  }).pipe(Effect.onInterrupt(() => abandon(page, cdp)))

@@ -158,6 +158,37 @@ describe("interact", () => {
     expect((await stop(scrapeId)).status).toBe(200)
   })
 
+  it("stops the code of a client that went away, and a page script that holds the thread, and goes on", async () => {
+    const { scrapeId } = await scrape({ url: `${siteUrl}/log`, formats: ["markdown"] })
+    const opened = await interact(scrapeId, { code: "return 'open'" })
+    expect(opened.body.success).toBe(true)
+    // The client gives up on a loop with a 60 s limit after half a second.
+    const abort = new AbortController()
+    const gone = fetch(`${server.url}/v2/scrape/${scrapeId}/interact`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ code: "while (true) {}", timeout: 60 }),
+      signal: abort.signal
+    }).catch((error: unknown) => error)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    abort.abort()
+    await gone
+    const started = Date.now()
+    const next = await interact(scrapeId, { code: "return document.title" })
+    expect(next.body).toMatchObject({ success: true, result: "Harbour log", sessionId: opened.body.sessionId })
+    expect(Date.now() - started).toBeLessThan(4_000)
+
+    // The page's own script loops: the next run says so and stops it; the one after runs.
+    expect((await interact(scrapeId, { code: "setTimeout(() => { while (true) {} }, 50); return 'armed'" })).body.success).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const busy = await interact(scrapeId, { code: "return 1" })
+    expect(busy.body).toMatchObject({ success: false, exitCode: 1 })
+    expect(busy.body.error).toContain("did not respond")
+    expect(busy.body.error).toContain("has been stopped")
+    expect((await interact(scrapeId, { code: "return 2" })).body).toMatchObject({ success: true, result: "2", sessionId: opened.body.sessionId })
+    expect((await stop(scrapeId)).status).toBe(200)
+  })
+
   it("answers 404 for an unknown id and for another key's scrape, in the contract's error shape", async () => {
     const unknown = await interact("2b7c1a8e-0000-4000-8000-000000000000", { code: "return 1" })
     expect(unknown.status).toBe(404)

@@ -203,6 +203,13 @@ describe("derived formats offline (no language model)", () => {
     expect(json.body.success).toBe(false)
     const blank = await scrape(offline, { formats: [{ type: "question", question: "  " }] })
     expect(blank.status).toBe(400)
+    const long = "x".repeat(10_001)
+    for (const format of [{ type: "question", question: long }, { type: "highlights", query: long }, { type: "json", prompt: long }]) {
+      const reply = await scrape(offline, { formats: [format] })
+      expect(reply.status).toBe(400)
+      expect(reply.body.success).toBe(false)
+    }
+    expect((await scrape(offline, { formats: [{ type: "question", question: "x".repeat(10_000) }] })).status).toBe(200)
   })
 })
 

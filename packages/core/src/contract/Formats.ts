@@ -51,7 +51,7 @@ export const ScreenshotFormat = Schema.Struct({
 export const JsonFormat = Schema.Struct({
   type: Schema.Literal("json"),
   schema: Schema.optionalKey(JsonObject.annotate({ description: "JSON Schema of the data to extract." })),
-  prompt: Schema.optionalKey(Schema.String),
+  prompt: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(10000))),
   checkPromptInjection: Schema.optionalKey(Schema.Boolean)
 }).annotate({ description: "Structured extraction; needs `schema`, `prompt`, or both." }).check(
   Schema.makeFilter((f: { readonly schema?: unknown; readonly prompt?: string }) =>
@@ -73,11 +73,13 @@ export const AttributesFormat = Schema.Struct({
   selectors: Schema.Array(Schema.Struct({ selector: Schema.String, attribute: Schema.String }))
 }).annotate({ identifier: "AttributesFormat" })
 
+/** Firecrawl caps question, query and prompt at 10,000 characters. */
 const nonBlank = (what: string) =>
   Schema.String.check(
     Schema.makeFilter((s: string) => (s.trim() === "" ? `${what} must not be empty` : undefined), {
       toJsonSchema: () => ({ pattern: "\\S" })
-    })
+    }),
+    Schema.isMaxLength(10000)
   )
 
 export const QuestionFormat = Schema.Struct({

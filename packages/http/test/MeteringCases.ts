@@ -215,8 +215,9 @@ describe(`metering on ${backend}`, () => {
     const waited = Date.now() - started
     expect(late.status).toBe(408)
     expect(late.body).toMatchObject({ success: false, code: "SCRAPE_TIMEOUT" })
+    // Given up at 2/3 of 1500 ms (1000 ms), long before the slot frees (3.5 s); slack for a loaded machine.
     expect(waited).toBeGreaterThanOrEqual(900)
-    expect(waited).toBeLessThan(1500)
+    expect(waited).toBeLessThan(2500)
     expect(hitsOf("/waiting/b")).toBe(before)
     expect((await slow).status).toBe(200)
   })

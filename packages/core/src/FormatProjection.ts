@@ -26,6 +26,9 @@ import type { StageError } from "./stages/StageError.ts"
  */
 export const RequestDeadline = Context.Reference<number | undefined>("@strata/core/RequestDeadline", { defaultValue: () => undefined })
 
+/** Whether the request asked for zero data retention: then no page text goes to a language model. */
+export const ZeroDataRetention = Context.Reference<boolean>("@strata/core/ZeroDataRetention", { defaultValue: () => false })
+
 /** The `data` fields a request's formats ask for (those that a stage has to make). */
 export interface Requested {
   /** Also when only a format derived from it (summary, answer, highlights, json) is asked for. */
@@ -160,9 +163,15 @@ export const makeProjection = (model: LanguageModelShape | undefined): Projectio
   requested,
   project: (produced, formats) => {
     if (derivedWanted(formats).length === 0) return Effect.sync(() => project(produced, formats, { fields: {}, warnings: [], metadata: {} }))
-    const derive = model === undefined
-      ? Effect.sync(() => deriveOffline(formats, derivedInput(produced)))
-      : Effect.flatMap(Effect.service(RequestDeadline), (deadline) => deriveWithModel(model, formats, derivedInput(produced), deadline))
+    const offline = Effect.sync(() => deriveOffline(formats, derivedInput(produced)))
+    const derive = model === undefined ? offline : Effect.gen(function*() {
+      // Zero data retention: the page stays here, so the offline paths answer (Firecrawl answers with warnings only).
+      if (yield* Effect.service(ZeroDataRetention)) {
+        const derived = yield* offline
+        return { ...derived, warnings: ["zero data retention: the page was not sent to the language model; the derived formats come from the offline paths", ...derived.warnings] }
+      }
+      return yield* deriveWithModel(model, formats, derivedInput(produced), yield* Effect.service(RequestDeadline))
+    })
     return Effect.gen(function*() {
       const derivedFormats = yield* derive
       // The markdown was redacted before any format saw it; the json read from a page's HTML

@@ -266,6 +266,20 @@ describe("derived formats through an OpenAI-compatible model", () => {
     expect(body.data.metadata).toMatchObject({ jsonBy: "model", llmCalls: 2 })
   })
 
+  it("asks again with json_object, then text, when the endpoint refuses structured output", async () => {
+    const refuse: Reply = (response) => {
+      response.writeHead(400, { "content-type": "application/json" })
+      response.end(JSON.stringify({ error: { message: "response_format json_schema is not supported" } }))
+    }
+    script = [refuse, refuse, completion("{\"builtIn\": 1889}")]
+    const schema = { type: "object", properties: { builtIn: { type: "integer" } } }
+    const { body } = await scrape(withModel, { formats: [{ type: "json", schema }] })
+    expect(recorded.map((r) => (r.body.response_format as { type?: string } | undefined)?.type)).toEqual(["json_schema", "json_object", undefined])
+    expect(String((recorded[2]!.body.messages as Array<{ content: string }>)[0]!.content)).toContain(JSON.stringify(schema))
+    expect(body.data.json).toEqual({ builtIn: 1889 })
+    expect(body.data.metadata.jsonBy).toBe("model")
+  })
+
   it("keeps what is still invalid after the repair, and says so in warning", async () => {
     script = [completion("{\"builtIn\": \"long ago\"}"), completion("{\"builtIn\": \"still long ago\"}")]
     const schema = { type: "object", properties: { builtIn: { type: "integer" } } }

@@ -8,7 +8,15 @@
  */
 import { Duration, Effect } from "effect"
 import type { Format } from "../contract/index.ts"
-import { estimateTokens, LanguageModelError, type LanguageModelShape, ModelTimedOut, type Usage } from "../LanguageModel.ts"
+import {
+  type Completion,
+  type CompletionRequest,
+  estimateTokens,
+  LanguageModelError,
+  type LanguageModelShape,
+  ModelTimedOut,
+  type Usage
+} from "../LanguageModel.ts"
 import { extractiveAnswer, extractiveHighlights, extractiveSummary } from "./Extractive.ts"
 import { factsObject, fillSchema } from "./JsonFill.ts"
 import { checkSchema, type JsonSchema } from "./JsonSchemaCheck.ts"
@@ -196,6 +204,22 @@ const normaliseSchema = (schema: JsonSchema): JsonSchema =>
 const failedWarning = (field: string, error: LanguageModelError) =>
   `${field}: the language model failed (${error.message}); the offline ${field} is given instead`
 
+/** An endpoint that refuses a request (400/422) may not support the structured output asked for. */
+const refusedOutput = (error: LanguageModelError) =>
+  error.reason._tag === "EndpointFailed" && (error.reason.status === 400 || error.reason.status === 422)
+
+/**
+ * One completion, asked again with a plainer output format when the endpoint refuses the one
+ * asked for: `json_schema` -> `json_object` -> text (the instructions carry the schema anyway).
+ * Not every OpenAI-compatible server implements structured output.
+ */
+export const completeAdapting = (model: LanguageModelShape, request: CompletionRequest): Effect.Effect<Completion, LanguageModelError> => {
+  const type = request.output?.type ?? "text"
+  if (type === "text") return model.complete(request)
+  const plainer: CompletionRequest = { ...request, output: type === "schema" ? { type: "json" } : { type: "text" } }
+  return model.complete(request).pipe(Effect.catch((error) => (refusedOutput(error) ? completeAdapting(model, plainer) : Effect.fail(error))))
+}
+
 /** Time kept back from the request's deadline for the offline fallback and the response. */
 const DEADLINE_RESERVE_MS = 1000
 
@@ -257,7 +281,7 @@ export const deriveWithModel = (
           }
         }))
       case "highlights":
-        return withFallback(w, "highlights", Effect.map(model.complete({
+        return withFallback(w, "highlights", Effect.map(completeAdapting(model, {
           system: "Find the sentences of the page most relevant to the query. Copy each one exactly as it appears in the page, word for word; do not paraphrase or join sentences. Reply with JSON: {\"highlights\": [\"sentence\", ...]}, at most 5, most relevant first, or an empty list when nothing is relevant.",
           user: `<query>${w.query}</query>\n${page}`,
           output: { type: "json" }
@@ -303,7 +327,7 @@ const modelJson = (
       (w.prompt === undefined ? "" : `\nWhat to extract: ${w.prompt}`) +
       (sent === undefined ? "\nReply with a JSON object only." : `\nReply with JSON that fits this JSON Schema only:\n${JSON.stringify(sent)}`)
     const output = sent === undefined ? { type: "json" as const } : { type: "schema" as const, name: "extraction", schema: sent }
-    const first = yield* model.complete({ system: instructions, user: page, output })
+    const first = yield* completeAdapting(model, { system: instructions, user: page, output })
     const usage = [first.usage]
     const problems = (text: string): { value?: unknown; errors: Array<string> } => {
       const parsed = parseModelJson(text)
@@ -316,7 +340,7 @@ const modelJson = (
     let result = problems(first.text)
     const warnings = [...trimWarning]
     if (result.errors.length > 0) {
-      const repair = yield* model.complete({
+      const repair = yield* completeAdapting(model, {
         system: "You repair JSON. Reply with the corrected JSON only, fitting the schema if one is given; keep every value the original has unless it is the problem.",
         user: `<json>${first.text}</json>\n<problems>${result.errors.join("; ")}</problems>` + (sent === undefined ? "" : `\n<schema>${JSON.stringify(sent)}</schema>`),
         output

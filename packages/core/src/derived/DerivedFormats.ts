@@ -20,7 +20,7 @@ import {
 import { extractiveAnswer, extractiveHighlights, extractiveSummary } from "./Extractive.ts"
 import { factsObject, fillSchema } from "./JsonFill.ts"
 import { checkSchema, type JsonSchema } from "./JsonSchemaCheck.ts"
-import { pageFacts, type PageFacts, textFacts } from "./PageFacts.ts"
+import { jsonFacts, pageFacts, type PageFacts, textFacts } from "./PageFacts.ts"
 import { normalizeForMatch, pageSentences } from "./Sentences.ts"
 
 export type DerivedBy = "model" | "extractive" | "structured-data"
@@ -95,7 +95,17 @@ const noText = (field: keyof DerivedFields): One => ({
 /** The page's facts for the offline `json`: its HTML's structured data, else its `Key: value` lines. */
 const factsOf = (input: DerivedInput): PageFacts => {
   const fromHtml = input.html !== undefined ? pageFacts(input.html) : { facts: [], tables: [], jsonLd: [] }
-  const lines = pageSentences(input.markdown ?? "").map((s) => s.text)
+  const markdown = input.markdown ?? ""
+  // A JSON body is shown as one fenced block: its own keys are the facts.
+  const fenced = /^```json\n([\s\S]*)\n```$/.exec(markdown.trim())
+  if (fenced !== null) {
+    try {
+      return { ...fromHtml, facts: [...fromHtml.facts, ...jsonFacts(JSON.parse(fenced[1]!))] }
+    } catch {
+      // Not valid JSON after all: read it as text.
+    }
+  }
+  const lines = pageSentences(markdown).map((s) => s.text)
   return { ...fromHtml, facts: [...fromHtml.facts, ...textFacts(lines)] }
 }
 

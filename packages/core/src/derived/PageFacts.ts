@@ -173,6 +173,13 @@ export const pageFacts = (html: string): PageFacts => {
   return { facts: [...facts, ...titles], tables, jsonLd }
 }
 
+/** A JSON body's facts (a scraped API answer): its keys flattened as JSON-LD's are. */
+export const jsonFacts = (value: unknown): Array<Fact> => {
+  const out: Array<Fact> = []
+  flattenJsonLd(value, "", out)
+  return out
+}
+
 /** `Key: value` lines of a text (a document's markdown): the facts a page without HTML states. */
 export const textFacts = (plainLines: ReadonlyArray<string>): Array<Fact> => {
   const out: Array<Fact> = []

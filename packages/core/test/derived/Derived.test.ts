@@ -164,6 +164,14 @@ describe("offline json", () => {
     assert.deepStrictEqual(derived.metadata, { jsonBy: "structured-data" })
   })
 
+  it("reads a JSON body's own keys (a scraped API answer)", () => {
+    const body = { data: { id: 7, full_name: "Ada Lovelace", born: "1815-12-10", tags: ["math", "poetry"] } }
+    const derived = deriveOffline([{ type: "json", schema: { type: "object", properties: { fullName: { type: "string" }, born: { type: "string" }, tags: { type: "array", items: { type: "string" } } } } }], {
+      markdown: "```json\n" + JSON.stringify(body, null, 2) + "\n```"
+    })
+    assert.deepStrictEqual(derived.fields.json, { fullName: "Ada Lovelace", born: "1815-12-10", tags: ["math", "poetry"] })
+  })
+
   it("reads Key: value lines when there is no HTML (a document)", () => {
     const derived = deriveOffline([{ type: "json", schema: { type: "object", properties: { invoiceNumber: { type: "string" }, total: { type: "number" } } } }], {
       markdown: "Invoice number: INV-0042\n\nTotal: 1,250.50 EUR"

@@ -8,7 +8,8 @@
  *   node_modules/.bin/node -C @strata/source bench/state/store.ts [--n 500] [--write]
  *
  * `--write` stores bench/results/state-store.json and .md. This is the store alone; the server-level
- * numbers of issue 15 (hit latency through /v2/scrape, hits/s at 8 clients) need the cache wired in.
+ * numbers of issue 15 (hit latency through /v2/scrape, hits/s at 8 clients, the store's cost on a
+ * miss) are bench/state/cache.ts's.
  */
 import { Store } from "@strata/core"
 import { layerPg, layerSqlite } from "@strata/store"

@@ -19,6 +19,7 @@ import type { ScrapeError } from "./ScrapeError.ts"
 import type { Markdown } from "./stages/Markdown.ts"
 import { chainRedactors, Redaction } from "./stages/Redaction.ts"
 import { piiRedactor } from "./pii/PiiRedactor.ts"
+import { cleanMarkdown } from "./clean/CleanContent.ts"
 import type { TypeDetection } from "./TypeDetection.ts"
 
 /** What the content stages need from the context. */
@@ -50,6 +51,10 @@ const htmlPage = (input: ContentInput, options: CommonOptions) =>
       removeBase64Images: options.removeBase64Images,
       formats: { markdown: wants.markdown, html: wants.html, links: wants.links }
     })
+    // onlyCleanContent: boilerplate blocks the main-content pass left are dropped (clean/), before redaction.
+    const cleaning = (options as { readonly onlyCleanContent?: boolean }).onlyCleanContent === true && result.markdown !== undefined
+      ? cleanMarkdown(result.markdown)
+      : undefined
     // The markdown and the HTML of the same cleaned tree are both redacted.
     const redaction = yield* Redaction
     const redact = (written: string | undefined, html = false) =>
@@ -60,11 +65,16 @@ const htmlPage = (input: ContentInput, options: CommonOptions) =>
       _tag: "Page",
       bytes: input.bytes,
       text,
-      markdown: yield* redact(result.markdown),
+      markdown: yield* redact(cleaning?.markdown ?? result.markdown),
       html: yield* redact(result.html, true),
       links: result.links,
       warnings: result.warnings ?? [],
-      metadata: { ...result.metadata, ...baseMetadata(input, input.contentType ?? "text/html"), creditsUsed: 1 }
+      metadata: {
+        ...result.metadata,
+        ...baseMetadata(input, input.contentType ?? "text/html"),
+        ...(cleaning === undefined ? {} : { cleanContentBy: "classifier", cleanContentBlocksDropped: cleaning.dropped }),
+        creditsUsed: 1
+      }
     } satisfies Produced
   })
 

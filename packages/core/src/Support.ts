@@ -40,7 +40,6 @@ export const checkScrapeSupported = (request: ScrapeRequest): Effect.Effect<void
     // pipeline refuses them when it has none (EngineChoice.ts), since only it knows.
     if (request.proxy === "enhanced") yield* refuse("proxy: enhanced", "this server fetches directly, without proxies")
     // `location` is honoured in part: its languages become the fetch's Accept-Language (no geo proxy).
-    if (request.onlyCleanContent === true) yield* refuse("onlyCleanContent", "the model-based cleaning pass is not available yet")
     // `lockdown` and `minAge` read the cache: the pipeline refuses them when it has no store.
   })
 

@@ -192,7 +192,7 @@ ${line("dev", accuracy.dev)}
 ${line("**test**", accuracy.test)}
 ${line("all", accuracy.all)}
 
-Before any tuning (the first run of the span rules as first written, 2026-11-25): dev EM 0.321 / F1 0.445, test EM 0.264 / F1 0.423. Tuning on the dev misses (a label line followed by its value line, quantities keeping only unit words, money questions by "cost/price/fee", "X is the most ..." subjects, the words after the question's last word, two neighbours each side in the passage, a page's own FAQ questions never chosen as answers) moved dev to the numbers above; test moved with it, by less, as one expects from rules fitted to dev.
+Before any tuning (the first run of the span rules as first written, 2026-11-25): dev EM 0.321 / F1 0.445, test EM 0.264 / F1 0.423. Tuning on the dev misses (a label line followed by its value line, quantities keeping only unit words, money questions by "cost/price/fee", "X is the most ..." subjects, the words after the question's last word, two neighbours each side in the passage, a page's own FAQ questions never chosen as answers) moved dev to the numbers above and test to EM 0.377 / F1 0.469, the last strictly held-out test figures. One bug was then seen in the list of test misses below and fixed (a label line was answered with the next line even when that line was itself a label ending in ":"); dev did not move, test moved to the numbers above, which are therefore no longer strictly held out.
 
 Exact match and F1 use SQuAD's normalisation (lower case, punctuation and articles removed), best over the accepted spans. "Chosen sentence holds the answer" is the retrieval half alone (BM25 over sentences and passages); "answer in our markdown" is the ceiling our HTML stages leave.
 

@@ -198,7 +198,7 @@ export const extractiveAnswer = (markdown: string, question: string): Extractive
   for (const candidate of candidates) {
     // A label on its own line ("Max Resolution"), its value on the next ("7680 x 4320").
     const next = sentences[candidate.sentence.index + 1]
-    if (isLabel(candidate.sentence, queryTerms) && next !== undefined && next.text.split(" ").length <= 12) {
+    if (isLabel(candidate.sentence, queryTerms) && next !== undefined && next.text.split(" ").length <= 12 && !/:$/.test(next.text)) {
       return { answer: answerSpan(question, next.text) ?? next.text, sentence: `${candidate.sentence.text} ${next.text}` }
     }
     // A question in the page (an FAQ's heading) is not its answer.

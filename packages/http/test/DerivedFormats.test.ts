@@ -280,6 +280,13 @@ describe("derived formats through an OpenAI-compatible model", () => {
     expect(body.data.metadata.jsonBy).toBe("model")
   })
 
+  it("says so when checkPromptInjection is asked for, since nothing screens the page", async () => {
+    script = [completion("{\"builtIn\": 1889}")]
+    const { body } = await scrape(withModel, { formats: [{ type: "json", schema: { type: "object", properties: { builtIn: { type: "integer" } } }, checkPromptInjection: true }] })
+    expect(body.data.json).toEqual({ builtIn: 1889 })
+    expect(body.data.warning).toContain("json: checkPromptInjection is not implemented by this server")
+  })
+
   it("keeps what is still invalid after the repair, and says so in warning", async () => {
     script = [completion("{\"builtIn\": \"long ago\"}"), completion("{\"builtIn\": \"still long ago\"}")]
     const schema = { type: "object", properties: { builtIn: { type: "integer" } } }

@@ -50,7 +50,12 @@ type Wanted =
   | { readonly kind: "summary" }
   | { readonly kind: "answer"; readonly question: string }
   | { readonly kind: "highlights"; readonly query: string }
-  | { readonly kind: "json"; readonly schema?: JsonSchema | undefined; readonly prompt?: string | undefined }
+  | {
+    readonly kind: "json"
+    readonly schema?: JsonSchema | undefined
+    readonly prompt?: string | undefined
+    readonly checkPromptInjection?: boolean | undefined
+  }
 
 /** The derived formats a request asks for, the deprecated `query` mapped onto answer or highlights. */
 export const derivedWanted = (formats: ReadonlyArray<Format>): Array<Wanted> => {
@@ -70,7 +75,7 @@ export const derivedWanted = (formats: ReadonlyArray<Format>): Array<Wanted> => 
         out.push(format.mode === "directQuote" ? { kind: "highlights", query: format.prompt } : { kind: "answer", question: format.prompt })
         break
       case "json":
-        out.push({ kind: "json", schema: format.schema, prompt: format.prompt })
+        out.push({ kind: "json", schema: format.schema, prompt: format.prompt, checkPromptInjection: format.checkPromptInjection })
         break
     }
   }
@@ -349,6 +354,8 @@ const modelJson = (
     }
     let result = problems(first.text)
     const warnings = [...trimWarning]
+    // Firecrawl screens the page for prompt injection first (403 when found); this server has no such screen yet.
+    if (w.checkPromptInjection === true) warnings.push("json: checkPromptInjection is not implemented by this server; the page went to the language model unscreened")
     if (result.errors.length > 0) {
       const repair = yield* completeAdapting(model, {
         system: "You repair JSON. Reply with the corrected JSON only, fitting the schema if one is given; keep every value the original has unless it is the problem.",

@@ -11,6 +11,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { DocumentMetadata, Format, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
 import { deriveOffline, deriveWithModel, derivedWanted, type Derived } from "./derived/DerivedFormats.ts"
+import { commerceFormats } from "./commerce/CommerceFormats.ts"
 import type { Page } from "./Document.ts"
 import { LanguageModel, type LanguageModelShape } from "./LanguageModel.ts"
 import * as OpenAiCompatible from "./llm/OpenAiCompatible.ts"
@@ -136,6 +137,8 @@ const project = (produced: Produced, formats: ReadonlyArray<Format>, derivedForm
     ? produced.markdown
     : undefined
   const { html, links } = derived(produced, wants)
+  const commerce = commerceFormats(formats, produced._tag === "Page" ? produced.text : undefined, typeof produced.metadata.url === "string" ? produced.metadata.url : undefined)
+  warnings.push(...commerce.warnings)
   return defined({
     rawBase64: wants.rawBase64 || produced._tag === "Raw" ? Buffer.from(produced.bytes).toString("base64") : undefined,
     rawHtml: wants.rawHtml ? text : undefined,
@@ -143,6 +146,7 @@ const project = (produced: Produced, formats: ReadonlyArray<Format>, derivedForm
     html,
     links,
     ...derivedFormats.fields,
+    ...commerce.fields,
     warning: warnings.length > 0 ? warnings.join("; ") : undefined,
     metadata: { ...produced.metadata, ...derivedFormats.metadata },
     pages: produced._tag === "Document" ? produced.pages : undefined,

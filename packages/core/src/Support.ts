@@ -12,7 +12,7 @@ import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
  * the markdown, by a language model when one is configured, else offline (`derived/`).
  */
 const SUPPORTED_FORMATS: ReadonlySet<string> = new Set([
-  "markdown", "html", "rawHtml", "links", "rawBase64", "screenshot", "summary", "question", "highlights", "json", "query"
+  "markdown", "html", "rawHtml", "links", "rawBase64", "screenshot", "summary", "question", "highlights", "json", "query", "product", "menu"
 ])
 
 const refuse = (option: string, why: string): Effect.Effect<never, ScrapeError> =>
@@ -26,7 +26,7 @@ const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =
   Effect.gen(function*() {
     for (const format of request.formats) {
       if (!SUPPORTED_FORMATS.has(format.type)) {
-        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64, screenshot, summary, question, highlights, json and query")
+        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64, screenshot, summary, question, highlights, json, query, product and menu")
       }
     }
   })

@@ -1,0 +1,32 @@
+/**
+ * The `product` and `menu` formats of a page: read from its HTML's structured data (see
+ * Product.ts, Menu.ts); `null` with a warning when the page states none, or is not a web page.
+ */
+import type { Format, ScrapeData } from "../contract/index.ts"
+import { pageFacts, type PageFacts } from "../derived/PageFacts.ts"
+import { readMenu } from "./Menu.ts"
+import { readProduct } from "./Product.ts"
+
+export interface CommerceFields {
+  readonly fields: Pick<ScrapeData, "product" | "menu">
+  readonly warnings: ReadonlyArray<string>
+}
+
+export const commerceFormats = (formats: ReadonlyArray<Format>, html: string | undefined, url: string | undefined): CommerceFields => {
+  const wantsProduct = formats.some((f) => f.type === "product")
+  const wantsMenu = formats.some((f) => f.type === "menu")
+  if (!wantsProduct && !wantsMenu) return { fields: {}, warnings: [] }
+  let facts: PageFacts | undefined
+  const read = () => (facts ??= pageFacts(html ?? ""))
+  const fields: { product?: ScrapeData["product"]; menu?: ScrapeData["menu"] } = {}
+  const warnings: Array<string> = []
+  if (wantsProduct) {
+    fields.product = html === undefined ? null : readProduct(read(), url) ?? null
+    if (fields.product === null) warnings.push("product: the page states no product (no schema.org Product or OpenGraph product tags)")
+  }
+  if (wantsMenu) {
+    fields.menu = html === undefined ? null : readMenu(read(), url) ?? null
+    if (fields.menu === null) warnings.push("menu: the page states no menu (no schema.org Menu with sections and items)")
+  }
+  return { fields, warnings }
+}

@@ -1,0 +1,133 @@
+/**
+ * The `product` format, deterministic: read from the page's schema.org data (a `Product`, or a
+ * `ProductGroup` with its `hasVariant` products), else its OpenGraph product tags. Variants come
+ * from the group's variants, else from the product's offers; each has its availability, price,
+ * the list price as `sale.originalPrice` when it is higher, images and option values (the
+ * properties the group `variesBy`, or `additionalProperty`). A page with neither is no product.
+ */
+import type { ScrapeData } from "../contract/index.ts"
+import type { PageFacts } from "../derived/PageFacts.ts"
+import { all, amount, availability, hasType, isThing, text, type Thing, things, urls } from "./SchemaOrg.ts"
+
+export type Product = NonNullable<ScrapeData["product"]>
+type Variant = Product["variants"][number]
+type Price = NonNullable<Variant["price"]>
+
+const priceOf = (value: unknown, currency: string | undefined): Price | undefined => {
+  const n = amount(value)
+  if (n === undefined) return undefined
+  return { amount: n, ...(currency === undefined ? {} : { currency }), ...(typeof value === "string" ? { formatted: value.trim() } : {}) }
+}
+
+/** An offer's price, currency and list price (a `priceSpecification` of type ListPrice/StrikethroughPrice). */
+const offerPrices = (offer: Thing) => {
+  const specs = all(offer.priceSpecification).filter(isThing)
+  const currency = text(offer.priceCurrency) ?? specs.map((s) => text(s.priceCurrency)).find((c) => c !== undefined)
+  const selling = specs.find((s) => !/ListPrice|StrikethroughPrice|MSRP/i.test(text(s.priceType) ?? ""))
+  const listed = specs.find((s) => /ListPrice|StrikethroughPrice|MSRP/i.test(text(s.priceType) ?? ""))
+  const price = priceOf(offer.price ?? offer.lowPrice ?? selling?.price, currency)
+  const original = listed === undefined ? undefined : priceOf(listed.price, text(listed.priceCurrency) ?? currency)
+  return { price, original }
+}
+
+const variantOf = (item: Thing, offer: Thing | undefined, base: string | undefined, values?: Record<string, string>): Variant => {
+  const { price, original } = offer === undefined ? { price: undefined, original: undefined } : offerPrices(offer)
+  const stock = availability(offer?.availability ?? item.availability) ?? { inStock: price !== undefined, text: undefined }
+  const images = urls(item.image, base).map((url) => ({ url }))
+  const sku = text(offer?.sku) ?? text(item.sku)
+  const id = text(item.productID) ?? text(item.gtin13) ?? text(item.gtin) ?? sku
+  return {
+    availability: stock.text === undefined ? { inStock: stock.inStock } : { inStock: stock.inStock, text: stock.text },
+    ...(id === undefined ? {} : { id }),
+    ...(sku === undefined ? {} : { sku }),
+    ...(text(item.name) === undefined ? {} : { title: text(item.name) }),
+    ...(price === undefined ? {} : { price }),
+    ...(price !== undefined && original !== undefined && original.amount > price.amount ? { sale: { originalPrice: original } } : {}),
+    ...(images.length === 0 ? {} : { images }),
+    ...(values === undefined || Object.keys(values).length === 0 ? {} : { values })
+  }
+}
+
+/** Option values of a variant: the properties its group varies by, then `additionalProperty`. */
+const valuesOf = (variant: Thing, variesBy: ReadonlyArray<string>): Record<string, string> => {
+  const values: Record<string, string> = {}
+  for (const property of variesBy) {
+    const key = property.replace(/^.*[/#:]/, "")
+    const value = text(variant[key])
+    if (value !== undefined) values[key] = value
+  }
+  for (const extra of all(variant.additionalProperty).filter(isThing)) {
+    const name = text(extra.name)
+    const value = text(extra.value)
+    if (name !== undefined && value !== undefined) values[name] = value
+  }
+  return values
+}
+
+const fromSchemaOrg = (jsonLd: ReadonlyArray<unknown>, pageUrl: string | undefined): Product | undefined => {
+  const all_ = things(jsonLd)
+  const group = all_.find((t) => hasType(t, "ProductGroup"))
+  const product = group ?? all_.find((t) => hasType(t, "Product", "IndividualProduct", "ProductModel", "Car", "Vehicle"))
+  if (product === undefined) return undefined
+  const title = text(product.name)
+  if (title === undefined) return undefined
+  const url = urls(product.url, pageUrl)[0] ?? pageUrl ?? ""
+  let variants: Array<Variant> = []
+  const members = all(product.hasVariant).filter(isThing)
+  if (members.length > 0) {
+    const variesBy = all(product.variesBy).map((v) => text(v)).filter((v): v is string => v !== undefined)
+    variants = members.map((member) => variantOf(member, all(member.offers).filter(isThing)[0], pageUrl, valuesOf(member, variesBy)))
+  } else {
+    const offers = all(product.offers).filter(isThing).flatMap((offer) => {
+      const inner = all(offer.offers).filter(isThing)
+      return hasType(offer, "AggregateOffer") && inner.length > 0 ? inner : [offer]
+    })
+    variants = offers.length === 0 ? [variantOf(product, undefined, pageUrl)] : offers.map((offer) => variantOf({ ...product, name: offer.name ?? product.name }, offer, pageUrl, valuesOf(offer, [])))
+  }
+  // Variants without their own pictures show the product's.
+  const productImages = urls(product.image, pageUrl).map((u) => ({ url: u }))
+  if (productImages.length > 0) variants = variants.map((v) => (v.images === undefined ? { ...v, images: productImages } : v))
+  const brand = text(product.brand) ?? text(product.manufacturer)
+  const category = text(product.category)
+  const description = text(product.description)
+  return {
+    title,
+    url,
+    variants,
+    ...(brand === undefined ? {} : { brand }),
+    ...(category === undefined ? {} : { category }),
+    ...(description === undefined ? {} : { description })
+  }
+}
+
+/** OpenGraph's product tags (`og:type` product, `product:price:amount`, ...). */
+const fromOpenGraph = (facts: PageFacts, pageUrl: string | undefined): Product | undefined => {
+  const meta = new Map<string, string>()
+  for (const fact of facts.facts) if (fact.source === "meta" && typeof fact.value === "string" && !meta.has(fact.key)) meta.set(fact.key, fact.value)
+  const type = meta.get("og:type") ?? ""
+  const priceText = meta.get("product:price:amount") ?? meta.get("og:price:amount")
+  if (!/product/i.test(type) && priceText === undefined) return undefined
+  const title = meta.get("og:title")
+  if (title === undefined) return undefined
+  const currency = meta.get("product:price:currency") ?? meta.get("og:price:currency")
+  const price = priceText === undefined ? undefined : priceOf(priceText, currency)
+  const stock = availability(meta.get("product:availability") ?? meta.get("og:availability")) ?? { inStock: price !== undefined, text: undefined }
+  const image = meta.get("og:image")
+  const brand = meta.get("product:brand")
+  const description = meta.get("og:description")
+  return {
+    title,
+    url: meta.get("og:url") ?? pageUrl ?? "",
+    variants: [{
+      availability: stock.text === undefined ? { inStock: stock.inStock } : { inStock: stock.inStock, text: stock.text },
+      ...(price === undefined ? {} : { price }),
+      ...(image === undefined ? {} : { images: [{ url: image }] })
+    }],
+    ...(brand === undefined ? {} : { brand }),
+    ...(description === undefined ? {} : { description })
+  }
+}
+
+/** The page's product, or undefined when the page states none. */
+export const readProduct = (facts: PageFacts, pageUrl: string | undefined): Product | undefined =>
+  fromSchemaOrg(facts.jsonLd, pageUrl) ?? fromOpenGraph(facts, pageUrl)

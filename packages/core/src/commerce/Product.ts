@@ -67,7 +67,11 @@ const valuesOf = (variant: Thing, variesBy: ReadonlyArray<string>): Record<strin
 const fromSchemaOrg = (jsonLd: ReadonlyArray<unknown>, pageUrl: string | undefined): Product | undefined => {
   const all_ = things(jsonLd)
   const group = all_.find((t) => hasType(t, "ProductGroup"))
-  const product = group ?? all_.find((t) => hasType(t, "Product", "IndividualProduct", "ProductModel", "Car", "Vehicle"))
+  const products = all_.filter((t) => hasType(t, "Product", "IndividualProduct", "ProductModel", "Car", "Vehicle"))
+  // Several products that are not one group's variants: a listing or a category page, not a product's page.
+  const variantsOfGroup = new Set(group === undefined ? [] : all(group.hasVariant))
+  if (group === undefined && products.filter((p) => !variantsOfGroup.has(p)).length >= 3) return undefined
+  const product = group ?? products[0]
   if (product === undefined) return undefined
   const title = text(product.name)
   if (title === undefined) return undefined

@@ -48,7 +48,8 @@ const allSettings: Array<Setting> = [
   { name: "200/150 poll 50, quiet before the wait counts", wait: { networkQuietMs: 200, domQuietMs: 150, pollMs: 50, creditBeforeWait: true }, blockAds: true },
   { name: "150/100 poll 50, quiet before the wait counts", wait: { networkQuietMs: 150, domQuietMs: 100, pollMs: 50, creditBeforeWait: true }, blockAds: true },
   { name: "150/100 poll 50, quiet before the wait counts, blockAds off", wait: { networkQuietMs: 150, domQuietMs: 100, pollMs: 50, creditBeforeWait: true }, blockAds: false },
-  { name: "100/100 poll 25, quiet before the wait counts", wait: { networkQuietMs: 100, domQuietMs: 100, pollMs: 25, creditBeforeWait: true }, blockAds: true }
+  { name: "100/100 poll 25, quiet before the wait counts", wait: { networkQuietMs: 100, domQuietMs: 100, pollMs: 25, creditBeforeWait: true }, blockAds: true },
+  { name: "200/150 poll 50, quiet before the wait counts, blockAds off", wait: { networkQuietMs: 200, domQuietMs: 150, pollMs: 50, creditBeforeWait: true }, blockAds: false }
 ]
 const chosen = args.settings === undefined ? undefined : new Set(args.settings.split(",").map(Number))
 const settings = allSettings.filter((_, i) => chosen === undefined || chosen.has(i))

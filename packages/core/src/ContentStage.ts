@@ -10,7 +10,7 @@ import type { Diagnostic, Page } from "./Document.ts"
 import type { DocumentReaders } from "./DocumentReader.ts"
 import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
-import { FormatProjection, type Produced, RequestDeadline } from "./FormatProjection.ts"
+import { FormatProjection, type Produced, RequestDeadline, ZeroDataRetention } from "./FormatProjection.ts"
 import { processHtmlYielding } from "./html/index.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { mimeTypeOf } from "./MediaTypes.ts"
@@ -185,7 +185,8 @@ export const renderContent = (input: ContentInput, options: CommonOptions, deadl
   Effect.flatMap(requestRedaction(options), (redactor) =>
     Effect.flatMap(route(input, options), (path) => runPath(input, path, options, deadline)).pipe(
       Effect.provideService(Redaction, redactor),
-      Effect.provideService(RequestDeadline, deadline)
+      Effect.provideService(RequestDeadline, deadline),
+      Effect.provideService(ZeroDataRetention, options.zeroDataRetention)
     ))
 
 /** The Redaction stage in force, then the request's `redactPII`, when it asks for it. */
@@ -200,7 +201,8 @@ const requestRedaction = (options: CommonOptions) =>
 export const renderContentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>
   Stream.unwrap(Effect.map(requestRedaction(options), (redactor) => contentStream(input, options, deadline).pipe(
     Stream.provideService(Redaction, redactor),
-    Stream.provideService(RequestDeadline, deadline)
+    Stream.provideService(RequestDeadline, deadline),
+    Stream.provideService(ZeroDataRetention, options.zeroDataRetention)
   )))
 
 const contentStream = (input: ContentInput, options: CommonOptions, deadline: number): Stream.Stream<ContentEvent, ScrapeError, Stages> =>

@@ -334,6 +334,16 @@ describe("derived formats through an OpenAI-compatible model", () => {
     expect(body.data.warning).toContain("highlights: 1 quoted sentence(s) not found on the page were dropped")
   })
 
+  it("sends nothing to the model under zero data retention: the offline paths answer", async () => {
+    const { status, body } = await scrape(withModel, { zeroDataRetention: true, formats: ["summary", { type: "question", question: "When was the lighthouse built?" }] })
+    expect(status).toBe(200)
+    expect(recorded).toHaveLength(0)
+    expect(body.data.answer).toBe("1889")
+    expect(body.data.metadata).toMatchObject({ summaryBy: "extractive", answerBy: "extractive" })
+    expect(body.data.metadata.llmCalls).toBeUndefined()
+    expect(body.data.warning).toContain("zero data retention: the page was not sent to the language model")
+  })
+
   it("gives the model only what the request's timeout leaves, then answers offline within it", async () => {
     script = [(response) => {
       const timer = setTimeout(() => completion("too late")(response, {}), 4000)

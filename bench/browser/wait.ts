@@ -71,11 +71,11 @@ const bare = await launchBare(chromiumPath)
 interface Cell { ms: Array<number>; complete: number; missed: Set<string> }
 const cells = new Map<string, Cell>([...settings.map((s) => s.name), "bare (waits for the text)"].map((name) => [name, { ms: [], complete: 0, missed: new Set<string>() }]))
 const perPage = new Map<string, Map<string, Array<number>>>()
-const note = (setting: string, page: string, ms: number, ok: boolean) => {
+const note = (setting: string, page: string, ms: number, ok: boolean, failed = false) => {
   const cell = cells.get(setting) as Cell
   cell.ms.push(ms)
   if (ok) cell.complete++
-  else cell.missed.add(page)
+  else cell.missed.add(failed ? `${page} (render failed)` : page)
   const row = perPage.get(page) ?? new Map<string, Array<number>>()
   row.set(setting, [...(row.get(setting) ?? []), ms])
   perPage.set(page, row)
@@ -98,8 +98,9 @@ const renderOnce = async (i: number, setting: Setting | undefined, page: (typeof
   }
   const body = await runtimes[i].runPromise(BrowserEngine.use((e) =>
     e.render({ url: urlOf(page.path), skipTlsVerification: false, mobile: false, waitFor: 0, actions: [], blockAds: setting.blockAds }, Date.now() + 30_000)
-  )).then((p) => new TextDecoder().decode(p.body), () => "")
-  note(name, page.name, performance.now() - t0, found(words(htmlText(body)), page.sentences) === page.sentences.length)
+  )).then((p) => new TextDecoder().decode(p.body), () => undefined)
+  // A render that failed (its deadline under load, say) is named apart from one that came back short.
+  note(name, page.name, performance.now() - t0, body !== undefined && found(words(htmlText(body)), page.sentences) === page.sentences.length, body === undefined)
 }
 
 for (let round = 0; round < rounds; round++) {

@@ -3,6 +3,8 @@
  * page and mode, latency and throughput per concurrency, where the time goes, RSS, the leak
  * readings and the crash trials.
  */
+import { DOM_QUIET_MS, NETWORK_QUIET_MS, SMART_WAIT_MAX_MS } from "../../packages/browser/src/SmartWait.ts"
+
 export interface Results {
   readonly meta: {
     readonly date: string
@@ -163,7 +165,7 @@ export const reportMarkdown = (r: Results): string => {
     "",
     "At 1 request at a time the ratio is summed latency; at 4 and 8 it is throughput (bare pages/s over Strata's).",
     "",
-    "CPU per page (user + system, median of runs): the machine has few cores, so at 4 and 8 at once throughput is bound by CPU. Strata's is the server's tree: its Node processes (the server: HTTP, fetch, SSRF proxy, markdown; the reader process) and Chromium; the bare loop's is the bench process (Playwright's client, and the fixture server both share) and its Chromium.",
+    "CPU per page (user + system, median of runs): the machine has few cores, so at 4 and 8 at once throughput is bound by CPU. Most of a page's CPU is Chromium's own, whoever drives it: a new context, page, navigation and close of a static page measured ~0.9-1.0 s of Chromium CPU (browser process ~0.4 s, the page's renderer ~0.5 s) in a bare loop on this machine, and an open page's renderer keeps burning CPU while it stays open (~11% of a core when idle, more in its first second), so the time the smart wait holds a page open is the part Strata adds. Strata's is the server's tree: its Node processes (the server: HTTP, fetch, SSRF proxy, markdown; the reader process) and Chromium; the bare loop's is the bench process (Playwright's client, and the fixture server both share) and its Chromium.",
     "",
     "| concurrency | system | Node CPU per page | Chromium CPU per page | total |",
     "| ---: | --- | ---: | ---: | ---: |",
@@ -177,7 +179,7 @@ export const reportMarkdown = (r: Results): string => {
     "",
     "### Where the time goes (1 request at a time, median per page)",
     "",
-    "\"automatic\" and the two bare columns are the latency runs' medians; \"forced\" (the browser asked for by `waitFor: 1`, no fetch first) and \"fetch only\" (the fetch engine's whole scrape, on the other server) come from the content pass, one request each. automatic − forced is the cost of fetching first and finding the page needs JavaScript; forced − bare (waits for the text) is the smart wait (network quiet 500 ms and DOM unchanged 300 ms, bounded at 6 s), the SSRF proxy, the context setup and the markdown. Playwright's own \"networkidle\" (no request for 500 ms) is the bare loop with a generic wait of the same kind: the part of the overhead any wait that does not know the answer pays.",
+    `"automatic" and the two bare columns are the latency runs' medians; "forced" (the browser asked for by \`waitFor: 1\`, no fetch first) and "fetch only" (the fetch engine's whole scrape, on the other server) come from the content pass, one request each. automatic − forced is the cost of fetching first and finding the page needs JavaScript; forced − bare (waits for the text) is the smart wait (network quiet ${NETWORK_QUIET_MS} ms and DOM unchanged ${DOM_QUIET_MS} ms, quiet from before the wait counting, bounded at ${SMART_WAIT_MAX_MS / 1000} s), ad blocking (every request matched against the lists at Playwright's route), the SSRF proxy (with its credential), the context setup and the markdown. Playwright's own "networkidle" (no request for 500 ms) is the bare loop with a generic wait of the same kind: the part of the overhead any wait that does not know the answer pays.`,
     "",
     "| page | automatic | forced | fetch only | bare (load) | bare (waits for the text) | bare (networkidle) | automatic / bare (text) |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

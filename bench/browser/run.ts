@@ -74,6 +74,13 @@ const urlOf = (page: Page | string): string => {
   return `${fixtures.origin}${base}?n=${++nonce}${hash === undefined ? "" : `#${hash}`}`
 }
 
+// The code the servers run: HEAD when they start, and whether the work tree had changes on top
+// (the tree is shared; the commit at the end of a long run says nothing about what ran).
+const startCommit = ((): string => {
+  const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim()
+  const changed = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: repoRoot, encoding: "utf8" }).trim().split("\n").filter((l) => l !== "").length
+  return changed === 0 ? head : `${head} + ${changed} changed file(s) in the work tree`
+})()
 const loadAverages: Array<{ at: string; load: Array<number> }> = []
 const noteLoad = (at: string) => loadAverages.push({ at, load: loadavg().map((x) => Number(x.toFixed(2))) })
 noteLoad("start")
@@ -155,7 +162,7 @@ const results = (): Results => ({
     loadAverages,
     seconds: (performance.now() - runStarted) / 1000,
     leakLanes,
-    commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim()
+    commit: startCommit
   },
   pages: pages.map((p) => ({ name: p.name, kind: p.kind, js: p.js, path: p.path, sentences: p.sentences.length, beyond: p.beyond.length })),
   content,

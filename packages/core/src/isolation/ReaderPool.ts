@@ -24,6 +24,7 @@
 import { Cause, Deferred, Effect, Exit, Fiber, FiberSet, Layer, Option, Pool, Queue, Scope, Stream } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { setPriority } from "node:os"
 import { fileURLToPath } from "node:url"
 import type { DocumentInfo, Page } from "../Document.ts"
 import { Busy, Corrupt, DocumentError, DocumentReaders, LimitExceeded, MissingComponent, noReaderFor, Timeout } from "../DocumentReader.ts"
@@ -54,6 +55,8 @@ const DEADLINE_GRACE_MS = 500
 const CANCEL_GRACE_MS = 1000
 /** A process that does not say it is ready in this long is killed (a broken install, a stuck disk). */
 const SPAWN_TIMEOUT_MS = 30_000
+/** The nice value of reader processes (the server's is 0; 19 is the lowest priority). */
+const READER_NICENESS = 10
 /** How often a busy process's resident memory is read. */
 const WATCH_MS = 200
 /** Resident memory past which a process is replaced once its document is done. */
@@ -150,6 +153,15 @@ const spawnReader = (entry: URL, memoryMb: number): Effect.Effect<ReaderProcess,
     } catch (cause) {
       resume(Effect.fail(startFailed(`a reader process could not be started: ${String(cause)}`)))
       return
+    }
+    // Readers run at a lower CPU priority than the server: on a machine whose cores they fill,
+    // the server's own thread (routing, /health, scrapes) still gets the CPU when it needs it.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, READER_NICENESS)
+      } catch {
+        // Not allowed here (some containers): the reader runs at the server's priority.
+      }
     }
     const proc: ReaderProcess = {
       child,

@@ -173,6 +173,34 @@ const children = () => {
   return count
 }
 
+/** The nice values of this process's live children (field 19 of /proc/<pid>/stat). */
+const childNiceness = (): Array<number> => {
+  const out: Array<number> = []
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (Number(fields[1]) === process.pid && fields[0] !== "Z") out.push(Number(fields[16]))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
+describe("ReaderPool priority", () => {
+  it("runs its readers at a lower CPU priority than the server", async () => {
+    const seen = await run(Effect.gen(function*() {
+      yield* readAll("pages 1")
+      // The process stays for the next document: its priority is still readable.
+      return childNiceness()
+    }), poolLayer({ idleMs: 5000 }))
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.every((nice) => nice === 10)).toBe(true)
+  })
+})
+
 describe("ReaderPool when idle", () => {
   it("stops a process left idle, and starts one for the next document", async () => {
     // Earlier tests' stopped readers may still be exiting.

@@ -54,9 +54,9 @@ describe("ZipArchive budgets", () => {
     const zip = declareSize(zipSync({ "word/document.xml": noise(1.3 * MiB) }), "word/document.xml", 400 * MiB)
     expect(zip.length).toBeGreaterThan(1.3 * MiB)
     const archive = new ZipArchive(zip, "docx")
-    const started = performance.now()
+    // Refused on the declared size: only that path names the size ("inflates to 400 MB"); the
+    // inflate cap's message says "more than", and nothing was counted as decoded.
     const error = failure(() => archive.read("word/document.xml"))
-    expect(performance.now() - started).toBeLessThan(50)
     expect(error.reason._tag).toBe("LimitExceeded")
     expect(error.message).toBe("docx: the part word/document.xml inflates to 400 MB; one part may inflate to at most 128 MB")
     expect(archive.decodedBytes).toBe(0)

@@ -93,7 +93,11 @@ const TEMPLATES: ReadonlyArray<string> = [
   "Date of birth {DATE_OF_BIRTH}; IBAN: {IBAN}.",
   "Her card {CREDIT_CARD} and SSN {US_SSN} were on the form.",
   "Password: {PASSWORD}",
-  "API key: {API_KEY}"
+  "API key: {API_KEY}",
+  // Added later, as a pair (one a half), so that half A also holds numbers with no word such as
+  // "call" before them: until then every phone in half A had one, and half B's misses could not be seen.
+  "Reception forwarded the message to {PERSON}, who tried {PHONE} twice.",
+  "{PERSON} left {PHONE} as the number for deliveries."
 ]
 const DISTRACTORS: ReadonlyArray<(f: Faker) => string> = [
   (f) => `Version ${f.system.semver()} was released on ${f.date.recent().toISOString().slice(0, 10)} at 12:30:45.`,

@@ -19,6 +19,15 @@ const PHONE_WORDS = /\b(?:phone|tel|telephone|mobile|mob|cell|fax|call|dial|ring
 const CANDIDATE = /(?<![\p{L}\p{N}+@/.\-])(?:\+|00)?\(?\d[\d ().\-/]{5,22}\d(?:\s?(?:ext\.?|x)\s?\d{1,5})?(?![\p{L}\p{N}]|[.\-/]\d)/gu
 /** Dates, and the US SSN's own shape, are never written as phone numbers. */
 const DATE_LIKE = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d{3}-\d{2}-\d{4})$/
+/** One dot between two runs of digits is a decimal or an identifier (arXiv's 2512.16245), not a phone. */
+const DECIMAL = /^\d+\.\d+$/
+/**
+ * A national number written the way people write one: the trunk prefix 0 and an area code,
+ * bracketed or set apart, then groups of digits ("04781 685102", "(020) 7946 0000"). Written so,
+ * a number of a possible length for a country is taken even when its range is not in the plan;
+ * the plans lag behind real allocations, and random-looking national numbers are common.
+ */
+const TRUNK_GROUPED = /^(?:\(0\d{1,5}\)\s?|0\d{1,5}[ \-/])\d{2,}(?:[ \-]\d{2,})*$/
 
 const validIn = (written: string, mode: PiiMode, named: boolean): boolean => {
   const international = /^(?:\+|00)/.test(written)
@@ -29,10 +38,12 @@ const validIn = (written: string, mode: PiiMode, named: boolean): boolean => {
     return parsed !== undefined && (parsed.isValid() || (written.startsWith("+") && parsed.isPossible()))
   }
   const countries = mode === "fast" ? COUNTRIES.slice(0, 3) : COUNTRIES
-  // With a word such as "call" or "tel" before it, a number of a possible length is enough.
+  // With a word such as "call" or "tel" before it, or written with a trunk prefix and groups, a
+  // number of a possible length is enough.
+  const possibleEnough = named || (mode !== "fast" && TRUNK_GROUPED.test(written))
   return countries.some((country) => {
     const parsed = parsePhoneNumberFromString(written, country)
-    return parsed !== undefined && (parsed.isValid() || (named && parsed.isPossible()))
+    return parsed !== undefined && (parsed.isValid() || (possibleEnough && parsed.isPossible()))
   })
 }
 
@@ -43,7 +54,7 @@ export const phones = (text: string, mode: PiiMode, out: Array<PiiSpan>): void =
     let written = m[0]
     if (written.endsWith(")") && !written.includes("(")) written = written.slice(0, -1)
     const digits = written.replace(/\D/g, "").length
-    if (digits < 7 || digits > 15 || DATE_LIKE.test(written) || isIPv4(written)) continue
+    if (digits < 7 || digits > 15 || DATE_LIKE.test(written) || DECIMAL.test(written) || isIPv4(written)) continue
     const formatted = /[+()\s.-]/.test(written)
     const named = PHONE_WORDS.test(text.slice(Math.max(0, m.index - 20), m.index))
     if (!formatted && mode !== "aggressive" && !named) continue

@@ -20,6 +20,8 @@ describe("PII detectors", () => {
     expect(kinds("SSN: 123-45-6789")).toEqual(["US_SSN:123-45-6789"])
     expect(kinds("hosts 10.0.0.1 and 2001:db8::ff00:42:8329")).toEqual(["IP_ADDRESS:10.0.0.1", "IP_ADDRESS:2001:db8::ff00:42:8329"])
     expect(kinds("Call +44 20 7946 0958 or (415) 555-0132.")).toEqual(["PHONE:+44 20 7946 0958", "PHONE:(415) 555-0132"])
+    // No word such as "call" before it, and a range the plans do not list: the trunk prefix and groups decide.
+    expect(kinds("She left 04781 685102 for the driver.")).toEqual(["PHONE:04781 685102"])
     expect(kinds("git clone https://alice:t0ps3cret@git.example.com/repo")).toEqual(["CREDENTIALS:alice:t0ps3cret"])
     expect(kinds("AWS key AKIAIOSFODNN7EXAMPLE")).toEqual(["API_KEY:AKIAIOSFODNN7EXAMPLE"])
     expect(kinds("Date of birth: 14/02/1987")).toEqual(["DATE_OF_BIRTH:14/02/1987"])
@@ -32,6 +34,7 @@ describe("PII detectors", () => {
     expect(kinds("SSN 000-12-3456, 666-12-3456")).toEqual([])
     expect(kinds("Released 2024-01-05 at 12:30:45, version 1.2.3.4.")).toEqual([])
     expect(kinds("Order 4155550132 shipped; tracking 1Z999AA10123456784.")).toEqual([])
+    expect(kinds("See arXiv:2512.16245 and the ratio 4155550.132.")).toEqual([])
     expect(kinds("The Grace Church and Jordan River are big; Will Power matters.")).toEqual([])
     expect(kinds("password: required")).toEqual([])
   })

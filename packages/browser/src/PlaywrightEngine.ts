@@ -34,6 +34,7 @@ import { readFile, stat } from "node:fs/promises"
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
+import { brandingScript } from "./BrandingScript.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
 import { makeInteractions, type OpenSession, type SessionOptions } from "./InteractSessions.ts"
@@ -337,6 +338,10 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         if (request.actions.length > 0) yield* unbanner
         // The tab the actions ended on (a click may have opened another).
         const shown = tabs.current.page
+        // Sampled before the screenshot may resize the viewport; a script that fails is a warning, not a failed render.
+        const branding = request.branding === true
+          ? yield* Effect.promise(() => (shown.evaluate(brandingScript) as Promise<unknown>).then((samples) => ({ samples }), (error: unknown) => ({ error: messageOf(error) })))
+          : undefined
         const shot = request.screenshot === undefined ? undefined : yield* screenshot(shown, request.screenshot, run)
         // The main document's response; an action may navigate (a link clicked), and then it is the new document's.
         const last = tabs.current.main() ?? (shown === page ? response : null)
@@ -353,7 +358,8 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
           contentType: contentType ?? "text/html",
           body,
           outputs,
-          screenshot: shot
+          screenshot: shot,
+          ...(branding === undefined ? {} : { branding })
         }
       })
 

@@ -13,6 +13,7 @@
  */
 import { Effect, Option } from "effect"
 import type { ArtifactStore } from "./artifacts/ArtifactStore.ts"
+import { brandingFromSamples } from "./branding/Branding.ts"
 import { getFormat, hasFormat, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
 import type { ActionOutput, BrowserFile, BrowserPage, BrowserRequest } from "./fetch/Browser.ts"
 import type { ContentInput } from "./Routing.ts"
@@ -27,6 +28,7 @@ export const browserOptions = (request: ScrapeRequest): Array<string> => {
   if (hasFormat(request, "screenshot")) options.push("formats: screenshot")
   if (request.waitFor > 0) options.push("waitFor")
   if (request.mobile) options.push("mobile")
+  if (hasFormat(request, "branding")) options.push("formats: branding")
   return options
 }
 
@@ -56,6 +58,7 @@ export const browserRequestOf = (request: ScrapeRequest): BrowserRequest => {
     blockAds: request.blockAds,
     profile: request.profile === undefined ? undefined : { name: request.profile.name },
     actions: request.actions ?? [],
+    branding: hasFormat(request, "branding"),
     screenshot: screenshot === undefined ? undefined : { fullPage: screenshot.fullPage, quality: screenshot.quality, viewport: screenshot.viewport }
   }
 }
@@ -79,6 +82,19 @@ const storeWith = (store: Option.Option<ArtifactStore["Service"]>) =>
     ? Effect.succeed(dataUrl(file))
     : Effect.map(store.value.put({ bytes: file.bytes, contentType: file.contentType, kind }), (stored) => stored.url)
 
+/** The `branding` format from the page's samples; null with a warning when there are none (a download, a failed script). */
+const brandingOf = (page: BrowserPage): { readonly value: ScrapeData["branding"]; readonly warning?: string } => {
+  if (page.branding === undefined) return { value: null, warning: "branding: the browser served a file, not a page, so there are no styles to sample" }
+  if ("error" in page.branding) return { value: null, warning: `branding: the page's styles could not be sampled (${page.branding.error})` }
+  const profile = brandingFromSamples(page.branding.samples)
+  return profile === undefined ? { value: null, warning: "branding: the page returned malformed style samples" } : { value: profile }
+}
+
+const joinWarnings = (...warnings: ReadonlyArray<string | null | undefined>): string | undefined => {
+  const present = warnings.filter((w): w is string => typeof w === "string" && w !== "")
+  return present.length === 0 ? undefined : present.join("; ")
+}
+
 /**
  * `data` with what the browser added: the engine, `screenshot` and `actions`. `artifacts` is the
  * store from the context the pipeline was built in (the server gives it its own).
@@ -101,6 +117,7 @@ export const withEngine = (
       if (output._tag === "Pdf") urls.push({ output, url: yield* store(output.file, "pdf") })
     }
     const screenshot = page.screenshot === undefined ? undefined : yield* store(page.screenshot, "screenshot")
+    const branding = hasFormat(request, "branding") ? brandingOf(page) : undefined
     const actions = {
       screenshots: urls.filter((u) => u.output._tag === "Screenshot").map((u) => u.url),
       scrapes: outputs.flatMap((o) => (o._tag === "Scrape" ? [{ url: o.url, html: o.html }] : [])),
@@ -112,6 +129,7 @@ export const withEngine = (
       ...data,
       metadata,
       ...(screenshot === undefined ? {} : { screenshot }),
+      ...(branding === undefined ? {} : { branding: branding.value, warning: joinWarnings(data.warning, branding.warning) }),
       ...(request.actions === undefined || empty ? {} : { actions })
     }
   })

@@ -88,3 +88,4 @@ export {
   normalizeCacheUrl
 } from "./store/CacheRules.ts"
 export { canonicalJson, chargeIdFor, paramsHash } from "./store/Idempotency.ts"
+export { type Branding, brandingFromSamples } from "./branding/Branding.ts"

@@ -39,6 +39,8 @@ export interface BrowserRequest {
   readonly blockAds?: boolean | undefined
   /** A browser profile to start from (its cookies and localStorage, of the `ProfileTeam`'s profile of this name); read only. */
   readonly profile?: { readonly name: string } | undefined
+  /** The `branding` format: sample the page's computed styles after the actions (core's `branding/BrandingSamples.ts`). */
+  readonly branding?: boolean | undefined
 }
 
 /** A file the page produced. */
@@ -74,6 +76,8 @@ export interface BrowserPage {
   readonly downloaded?: boolean | undefined
   readonly outputs: ReadonlyArray<ActionOutput>
   readonly screenshot?: BrowserFile | undefined
+  /** What the branding script returned (decoded by core, which trusts none of it), or why it failed. */
+  readonly branding?: { readonly samples: unknown } | { readonly error: string } | undefined
 }
 
 export interface BrowserEngineService {

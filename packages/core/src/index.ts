@@ -47,6 +47,26 @@ export { readFailure, thrownKind, thrownReason, type ThrownKind } from "./ReadFa
 export * as ReaderPool from "./isolation/ReaderPool.ts"
 export { type BuildReaders, capPage, MAX_DOCUMENT_CHARS, serveReaders } from "./isolation/ReaderHost.ts"
 export {
+  deadLetterOf,
+  defaultQueueSettings,
+  type Enqueued,
+  InvalidJob,
+  isQueueName,
+  type Job,
+  type JobInfo,
+  JobQueue,
+  JobQueueError,
+  jobIdFor,
+  type JobSpec,
+  type JobStatus,
+  Priority,
+  type QueueDepth,
+  type QueueSettings,
+  QueueUnavailable,
+  type WorkOptions
+} from "./queue/JobQueue.ts"
+export * as MemoryJobQueue from "./queue/MemoryJobQueue.ts"
+export {
   type Artifact,
   type ArtifactBytes,
   type ArtifactFile,

@@ -10,7 +10,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import type { DocumentMetadata, Format, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
-import { deriveOffline, deriveWithModel, derivedWanted, type Derived } from "./derived/DerivedFormats.ts"
+import { deriveOffline, deriveWithModel, derivedWanted, type Derived, type DerivedInput } from "./derived/DerivedFormats.ts"
 import { commerceFormats } from "./commerce/CommerceFormats.ts"
 import type { Page } from "./Document.ts"
 import { LanguageModel, type LanguageModelShape } from "./LanguageModel.ts"
@@ -88,7 +88,27 @@ export interface Projection {
   readonly name: string
   readonly requested: (formats: ReadonlyArray<Format>) => Requested
   readonly project: (produced: Produced, formats: ReadonlyArray<Format>) => Effect.Effect<ScrapeData, StageError>
+  /**
+   * `json` for one schema and prompt from a page's markdown (and HTML), as the `json` format
+   * derives it: `changeTracking`'s json mode asks here. Left out, the offline path answers.
+   */
+  readonly deriveJson?: ((input: DerivedInput, wanted: JsonWanted) => Effect.Effect<Derived>) | undefined
 }
+
+/** What `deriveJson` extracts: the json format's schema and prompt. */
+export interface JsonWanted {
+  readonly schema?: Record<string, unknown> | undefined
+  readonly prompt?: string | undefined
+}
+
+/** `deriveJson` on the offline path (deterministic, no model). */
+export const deriveJsonOffline = (input: DerivedInput, wanted: JsonWanted): Derived =>
+  deriveOffline([{ type: "json", ...jsonFields(wanted) }], input)
+
+const jsonFields = (wanted: JsonWanted) => ({
+  ...(wanted.schema === undefined ? {} : { schema: wanted.schema }),
+  ...(wanted.prompt === undefined ? {} : { prompt: wanted.prompt })
+})
 
 const requested = (formats: ReadonlyArray<Format>): Requested => {
   const has = (type: Format["type"]) => formats.some((format) => format.type === type)
@@ -165,6 +185,10 @@ const derivedInput = (produced: Produced) => ({
 export const makeProjection = (model: LanguageModelShape | undefined): Projection => ({
   name: model === undefined ? "contract" : `contract+${model.model}`,
   requested,
+  deriveJson: (input, wanted) =>
+    model === undefined
+      ? Effect.sync(() => deriveJsonOffline(input, wanted))
+      : Effect.flatMap(Effect.service(RequestDeadline), (deadline) => deriveWithModel(model, [{ type: "json", ...jsonFields(wanted) }], input, deadline)),
   project: (produced, formats) => {
     if (derivedWanted(formats).length === 0) return Effect.sync(() => project(produced, formats, { fields: {}, warnings: [], metadata: {} }))
     const offline = Effect.sync(() => deriveOffline(formats, derivedInput(produced)))

@@ -9,7 +9,8 @@
  * With a `Store` in the context the pipeline is built in, scrapes go through the page cache
  * (`store/PageCache.ts`): a fitting stored page is served without fetching, its formats computed
  * again (or taken from `store/RenderedCopies.ts` when the same page was rendered the same way);
- * without one there is no cache, and `lockdown` and `minAge` are refused.
+ * without one there is no cache, and `lockdown` and `minAge` are refused. The store also keeps
+ * `changeTracking`'s history (`store/ChangeHistory.ts`); without one that format is refused too.
  *
  * The pipeline takes requests already decoded: the edge that receives untrusted input (the HTTP
  * routes, `createStrata`) runs `validateScrapeRequest` / `validateParseOptions` once, which
@@ -28,10 +29,11 @@ import type { ContentInput } from "./Routing.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
 import { NotSupported, scrapeError, TimedOut, type ScrapeError } from "./ScrapeError.ts"
 import { cacheOnly } from "./store/CacheRules.ts"
+import { makeChangeHistory, trackingFormat } from "./store/ChangeHistory.ts"
 import { type Fetched, makePageCache, type Served } from "./store/PageCache.ts"
 import { makeRenderedCopies, renderedKey, reusable } from "./store/RenderedCopies.ts"
 import { Store } from "./store/Store.ts"
-import { FormatProjection, contractProjection } from "./FormatProjection.ts"
+import { FormatProjection, contractProjection, deriveJsonOffline } from "./FormatProjection.ts"
 import { Markdown, defaultMarkdown } from "./stages/Markdown.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import { contentSniffing, TypeDetection } from "./TypeDetection.ts"
@@ -67,6 +69,8 @@ export class Pipeline extends Context.Service<Pipeline, {
       const detection = Option.getOrElse(yield* Effect.serviceOption(TypeDetection), () => contentSniffing)
       const projection = Option.getOrElse(yield* Effect.serviceOption(FormatProjection), () => contractProjection)
       const markdown = Option.getOrElse(yield* Effect.serviceOption(Markdown), () => defaultMarkdown)
+      const history = Option.map(store, (store) =>
+        makeChangeHistory(store, projection.deriveJson ?? ((input, wanted) => Effect.sync(() => deriveJsonOffline(input, wanted)))))
       const context = Context.make(DocumentReaders, readers).pipe(
         Context.add(Redaction, redaction),
         Context.add(TypeDetection, detection),
@@ -127,7 +131,15 @@ export class Pipeline extends Context.Service<Pipeline, {
       const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Served, ScrapeError> => {
         if (Option.isSome(cache)) return cache.value.serve(request, fetchPage(request, deadline))
         if (cacheOnly(request)) return Effect.fail(noCache(request))
+        if (trackingFormat(request.formats) !== undefined) return Effect.fail(noHistory)
         return fetchPage(request, deadline)
+      }
+
+      /** `data` with `changeTracking` when the request asks for it (`markdown`: the page's, when `data` lacks it). */
+      const tracked = (data: ScrapeData, served: Served, request: ScrapeRequest, deadline: number, markdown?: string) => {
+        if (Option.isNone(history) || trackingFormat(request.formats) === undefined) return Effect.succeed(data)
+        const html = isHtmlPage(served.input) ? decodeBody(served.input.bytes, served.input.contentTypeHeader).text : undefined
+        return history.value.track({ request, data, markdown: data.markdown ?? markdown ?? "", html, deadline })
       }
 
       /** A stream under the request's whole budget (not a per-element timeout). */
@@ -137,14 +149,23 @@ export class Pipeline extends Context.Service<Pipeline, {
       const scrapeStream = (request: ScrapeRequest): Stream.Stream<ContentEvent, ScrapeError> =>
         Stream.unwrap(Effect.sync(() => {
           const deadline = Date.now() + request.timeout
-          const events = Stream.unwrap(Effect.map(acquire(request, deadline), (acquired) =>
-            renderContentStream(acquired.input, request, deadline).pipe(
+          const events = Stream.unwrap(Effect.map(acquire(request, deadline), (acquired) => {
+            // A document's markdown streams page by page: changeTracking compares all of it.
+            const chunks: Array<string> = []
+            return renderContentStream(acquired.input, request, deadline).pipe(
               Stream.mapEffect((event) =>
                 event.type === "done"
-                  ? Effect.map(withEngine(event.data, acquired, request, artifacts), (data): ContentEvent => ({ type: "done", data: withServed(data, acquired) }))
-                  : Effect.succeed(event)
+                  ? Effect.flatMap(
+                    withEngine(event.data, acquired, request, artifacts),
+                    (data) => Effect.map(tracked(withServed(data, acquired), acquired, request, deadline, chunks.join("")), (data): ContentEvent => ({ type: "done", data }))
+                  )
+                  : Effect.sync(() => {
+                    chunks.push(event.chunk)
+                    return event
+                  })
               )
-            )))
+            )
+          }))
           return streamWithBudget(request.timeout, streamStages(events).pipe(Stream.map(finishEvent)))
         }))
 
@@ -161,7 +182,7 @@ export class Pipeline extends Context.Service<Pipeline, {
         const deadline = Date.now() + request.timeout
         const work = Effect.flatMap(acquire(request, deadline), (acquired) =>
           Effect.flatMap(rendered(acquired, request, deadline), (data) =>
-            Effect.map(withEngine(data, acquired, request, artifacts), (data) => withServed(data, acquired))))
+            Effect.flatMap(withEngine(data, acquired, request, artifacts), (data) => tracked(withServed(data, acquired), acquired, request, deadline))))
         const data = yield* withBudget(request.timeout, stages(work))
         return finish(data)
       })
@@ -216,6 +237,12 @@ const noCache = (request: ScrapeRequest): ScrapeError => {
     message: `The option \`${option}\` is not supported by this server: it answers from the cache, and this server keeps none (no state store)`
   }))
 }
+
+/** The 400 for `changeTracking` on a pipeline without a store: there is nowhere to keep the history. */
+const noHistory: ScrapeError = scrapeError(new NotSupported({
+  option: "formats: changeTracking",
+  message: "The changeTracking format is not supported by this pipeline: it compares with the page's last scrape, and this pipeline keeps none (no state store; createStrata needs `cache`)"
+}))
 
 /** The warning for a page that looked like it needs JavaScript and that the browser then failed to render. */
 const browserFailedWarning = (error: ScrapeError): string =>

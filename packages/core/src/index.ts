@@ -85,9 +85,11 @@ export {
   type Authenticated,
   type CachedPage,
   type CacheEntry,
+  type ChangeKey,
   type Charge,
   type CreatedKey,
   defaultTeamId,
+  type PageSnapshot,
   type RequestClaim,
   type RequestState,
   type SlotClaim,
@@ -108,4 +110,6 @@ export {
   normalizeCacheUrl
 } from "./store/CacheRules.ts"
 export { canonicalJson, chargeIdFor, paramsHash } from "./store/Idempotency.ts"
+export { ChangeTrackingTeam, type TrackingFormat, trackingFormat } from "./store/ChangeHistory.ts"
+export { changeStatus, comparable, jsonChanges, markdownDiff, schemaKeyOf } from "./store/ChangeRules.ts"
 export { type Branding, brandingFromSamples } from "./branding/Branding.ts"

@@ -4,8 +4,8 @@
  * request to the pipeline under the team's limits and billing (Metering.ts), and answers
  * `{ success: true, data }` or the mapped error.
  */
-import { Pipeline, validateScrapeRequest } from "@strata/core"
-import { ByteSize, Effect } from "effect"
+import { ChangeTrackingTeam, defaultTeamId, Pipeline, validateScrapeRequest } from "@strata/core"
+import { ByteSize, Effect, Stream } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { parseJsonText } from "./JsonText.ts"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
@@ -69,9 +69,11 @@ export const scrapeRoute = Effect.gen(function*() {
     Effect.map((scrape) => (context.team?.zdr === true ? { ...scrape, zeroDataRetention: true, storeInCache: false } : scrape)),
     Effect.flatMap((scrape) => {
       const request = { route: "scrape" as const, params: scrape, options: scrape, url: scrape.url }
+      // changeTracking's history is the caller's team's.
+      const team = context.team?.id ?? defaultTeamId
       return streaming
-        ? meteredStream(request, (timeout) => pipeline.scrapeStream({ ...scrape, timeout }))
-        : metered(request, (timeout) => pipeline.scrape({ ...scrape, timeout }))
+        ? meteredStream(request, (timeout) => Stream.provideService(pipeline.scrapeStream({ ...scrape, timeout }), ChangeTrackingTeam, team))
+        : metered(request, (timeout) => Effect.provideService(pipeline.scrape({ ...scrape, timeout }), ChangeTrackingTeam, team))
     }),
     Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "scrape")))
   )

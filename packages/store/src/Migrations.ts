@@ -115,6 +115,25 @@ export const migrations: ReadonlyArray<Migration> = [
       )`,
       `CREATE INDEX concurrency_slots_team ON concurrency_slots (team_id, state, queued_at)`
     ]
+  },
+  {
+    id: 5,
+    name: "change tracking snapshots",
+    statements: () => [
+      // The last scrape per team, normalised URL and tag ('' for none): what the next one is compared with.
+      // `json` holds the json-mode values ({schemaKey, values}) as JSON text, NULL when none were extracted.
+      `CREATE TABLE change_snapshots (
+        team_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        tag TEXT NOT NULL,
+        markdown TEXT NOT NULL,
+        json TEXT,
+        status INTEGER NOT NULL,
+        removed INTEGER NOT NULL DEFAULT 0,
+        scraped_at BIGINT NOT NULL,
+        PRIMARY KEY (team_id, url, tag)
+      )`
+    ]
   }
 ]
 

@@ -9,6 +9,7 @@
  *   concurrent charges can neither overdraw nor be lost, and a failed guard rolls the ledger row back;
  * - a cache put locks the byte counter row before touching the entry (SqlCache.ts);
  * - `beginRequest` claims a request id with one `INSERT ... ON CONFLICT DO NOTHING`;
+ * - a change-tracking swap reads and replaces its snapshot in one transaction (SqlChanges.ts);
  * - concurrency slots lock their team's row for each take (SqlSlots.ts).
  *
  * On SQLite every transaction begins `IMMEDIATE`, so they run one at a time across processes.
@@ -27,6 +28,7 @@ import type {
 import { InsufficientCredits, Store, UnknownTeam } from "@strata/core"
 import { importedKeyId, lookupOf, newKey, sameHash } from "./KeyFormat.ts"
 import { makeCache } from "./SqlCache.ts"
+import { makeChanges } from "./SqlChanges.ts"
 import { num, optionalNum, unavailable } from "./SqlRows.ts"
 import { makeSlots } from "./SqlSlots.ts"
 
@@ -99,6 +101,7 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
   const retention = options.requestRetentionMs ?? defaultRequestRetentionMs
   const slots = makeSlots(sql)
   const cache = makeCache(sql, options.cacheMaxBytes)
+  const changes = makeChanges(sql)
   const grace = options.requestGraceMs ?? 30_000
 
   const selectTeam = (teamId: string) =>
@@ -299,6 +302,7 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
     charge,
     refund,
     ...cache,
+    ...changes,
     beginRequest,
     completeRequest,
     abandonRequest,

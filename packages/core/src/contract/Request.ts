@@ -186,6 +186,10 @@ const crossFieldIssues = (body: ScrapeRequestBody): Array<RequestIssue> => {
   if (body.onlyCleanContent === true && (body.zeroDataRetention === true || body.lockdown === true)) {
     issues.push({ path: ["onlyCleanContent"], message: "onlyCleanContent is not supported with zero data retention" })
   }
+  const formatTypes = (body.formats ?? []).map((f) => (typeof f === "string" ? f : (f as { readonly type: string }).type))
+  if (formatTypes.includes("changeTracking") && !formatTypes.includes("markdown")) {
+    issues.push({ path: ["formats"], message: "The changeTracking format requires the markdown format to be specified as well" })
+  }
   if (body.waitFor !== undefined && body.waitFor > (body.timeout ?? DEFAULT_TIMEOUT_MS) / 2) {
     issues.push({ path: ["waitFor"], message: "waitFor must not exceed half of timeout" })
   }

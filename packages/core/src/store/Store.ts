@@ -6,7 +6,8 @@
  *
  * Every method that changes state is atomic on its own: a charge is one transaction keyed by its
  * charge id, `beginRequest` claims a request id in one statement, a cache `put` updates the entry
- * and the byte count together.
+ * and the byte count together, `changeSwap` reads a page's last snapshot and writes the new one
+ * in one transaction.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { InsufficientCredits, StoreError, UnknownTeam } from "./StoreError.ts"
@@ -99,6 +100,33 @@ export interface CachedPage extends CacheEntry {
   readonly lastUsed: number
 }
 
+/** Whose history of which page: `changeTracking` keeps one snapshot per team, normalised URL and tag. */
+export interface ChangeKey {
+  readonly teamId: string
+  /** The URL as `normalizeCacheUrl` writes it. */
+  readonly url: string
+  /** The request's `tag`; "" for none. */
+  readonly tag: string
+}
+
+/**
+ * The last scrape of a page that `changeTracking` keeps: its markdown and, in `json` mode, the
+ * values extracted with a schema (`schemaKey` names the schema and prompt they came from).
+ */
+export interface PageSnapshot {
+  readonly markdown: string
+  readonly json?: { readonly schemaKey: string; readonly values: unknown } | undefined
+  /** The page's HTTP status. */
+  readonly status: number
+  /**
+   * The page answered 404 or 410. Swapping in a removed snapshot keeps the last content the page
+   * had (its markdown and json), so a page that comes back is compared with what it was.
+   */
+  readonly removed: boolean
+  /** When it was scraped (epoch ms). */
+  readonly scrapedAt: number
+}
+
 /** An idempotency claim (`x-request-id`), scoped to a team. */
 export interface RequestClaim {
   readonly teamId: string
@@ -186,6 +214,13 @@ export class Store extends Context.Service<Store, {
   readonly cacheEvict: (maxBytes?: number) => Effect.Effect<number, StoreError>
   /** The bytes the cache holds now. */
   readonly cacheBytes: Effect.Effect<number, StoreError>
+
+  // Change tracking
+  /**
+   * The page's last snapshot, replaced by `next` in the same transaction: concurrent scrapes of
+   * one key each see the snapshot the one before them wrote, and no row is ever half of two.
+   */
+  readonly changeSwap: (key: ChangeKey, next: PageSnapshot) => Effect.Effect<Option.Option<PageSnapshot>, StoreError>
 
   // Idempotency
   readonly beginRequest: (claim: RequestClaim) => Effect.Effect<RequestState, StoreError>

@@ -122,14 +122,22 @@ describe("formats", () => {
   it("screenshot and changeTracking object forms", () => {
     const r = ok(formats([
       { type: "screenshot", fullPage: true, quality: 80, viewport: { width: 800, height: 600 } },
+      "markdown",
       { type: "changeTracking", modes: ["git-diff", "json"], schema: { type: "object" }, prompt: "p", tag: "prod" }
     ]))
     expect(r.formats).toEqual([
       { type: "screenshot", fullPage: true, quality: 80, viewport: { width: 800, height: 600 } },
+      { type: "markdown" },
       { type: "changeTracking", modes: ["git-diff", "json"], schema: { type: "object" }, prompt: "p", tag: "prod" }
     ])
     rejectsAt(formats([{ type: "screenshot", quality: 101 }]), "formats.0.quality")
-    rejectsAt(formats([{ type: "changeTracking", modes: ["html"] }]), "formats.0.modes.0")
+    rejectsAt(formats(["markdown", { type: "changeTracking", modes: ["html"] }]), "formats.1.modes.0")
+  })
+
+  it("changeTracking requires markdown beside it, in either form", () => {
+    rejectsAt(formats(["changeTracking"]), "formats")
+    rejectsAt(formats(["html", { type: "changeTracking", modes: ["git-diff"] }]), "formats")
+    expect(ok(formats([{ type: "markdown" }, "changeTracking"])).formats.map((f) => f.type)).toEqual(["markdown", "changeTracking"])
   })
 
   it("empty formats is allowed (metadata only)", () => expect(ok(formats([])).formats).toEqual([]))

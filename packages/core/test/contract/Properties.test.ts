@@ -64,7 +64,10 @@ const parser = fc.oneof(
 const validRequest = fc.record(
   {
     url: fc.webUrl({ validSchemes: ["http", "https"] }),
-    formats: fc.array(format, { maxLength: 6 }),
+    // changeTracking requires markdown beside it (a cross-field rule, tested in ActionsFormatsParsers.test.ts).
+    formats: fc.array(format, { maxLength: 6 }).map((formats) =>
+      formats.some((f) => (typeof f === "string" ? f : f.type) === "changeTracking") ? ["markdown", ...formats] : formats
+    ),
     actions: fc.array(action, { maxLength: 6 }),
     parsers: fc.array(parser, { maxLength: 3 }),
     timeout: fc.integer({ min: 1000, max: 300_000 }),

@@ -1,11 +1,13 @@
 /**
  * Page furniture: running headers, footers and page numbers. A block near the top or bottom edge
  * is furniture when a block with the same text (digits and roman numerals masked) sits in the same
- * band on other pages of a window around its page; a lone page-number pattern in the band is one
- * by itself. Lines larger than the body text are never furniture (chapter headings repeat too). The window is what the streaming reader keeps in memory, so this never needs the
- * whole document.
+ * band on other pages of a window around its page. What a page shows by itself (page numbers,
+ * stamps, small print at the edges) is found after, by MarginFurniture.ts. Lines larger than the
+ * body text are never furniture (chapter headings repeat too). The window is what the streaming
+ * reader keeps in memory, so this never needs the whole document.
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
+import { isPageNumberText, markMarginFurniture } from "./MarginFurniture.ts"
 
 /** The top and bottom fraction of the page where furniture lives. */
 const BAND = 0.14
@@ -15,8 +17,6 @@ export interface FurniturePage {
   readonly height: number
   readonly blocks: ReadonlyArray<LayoutBlock>
 }
-
-const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—(]?\s*(?:\d{1,3}[-–]\d{1,4}|\d{1,5}|[ivxlcdm]{1,7})\s*[-–—)]?(?:\s*(?:of|\/|von|de)\s*\d{1,5})?$/i
 
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
 
@@ -32,7 +32,7 @@ const bandOf = (block: LayoutBlock, height: number): Band | undefined => {
   return undefined
 }
 
-export const isPageNumberText = (text: string) => PAGE_NUMBER.test(text.trim())
+export { isPageNumberText }
 
 /**
  * Marks furniture on `page` in place, comparing with its neighbours (pages of the window other than
@@ -66,17 +66,6 @@ export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<Fur
     const band = bandOf(block, page.height)
     if (band === undefined) continue
     const text = textOf(block)
-    if (block.lines.length <= 2 && isPageNumberText(text)) {
-      block.kind = "page_number"
-      // What shares the page number's line is a running head or foot, even on a single page.
-      for (const other of page.blocks) {
-        if (other === block || other.kind === "table" || other.lines.length > 2 || other.size > bodySize * 1.1 + 0.5) continue
-        if (bandOf(other, page.height) !== band) continue
-        const overlap = Math.min(other.bottom, block.bottom) - Math.max(other.top, block.top)
-        if (overlap > 0.5 * Math.min(other.bottom - other.top, block.bottom - block.top)) other.kind = band === "top" ? "page_header" : "page_footer"
-      }
-      continue
-    }
     // Running heads are set no larger than the body; a big line at the top of every page is a heading.
     if (others.length === 0 || block.size > bodySize * 1.1 + 0.5) continue
     const sig = signature(text)
@@ -86,6 +75,7 @@ export const markFurniture = (page: FurniturePage, neighbours: ReadonlyArray<Fur
     for (const other of others) {
       if (signaturesOf(other, band).some((s) => s.sig === sig && Math.abs(s.centre - centre) < 0.04)) matches++
     }
-    if (matches >= needed) block.kind = band === "top" ? "page_header" : "page_footer"
+    if (matches >= needed) block.kind = isPageNumberText(text) ? "page_number" : band === "top" ? "page_header" : "page_footer"
   }
+  markMarginFurniture(page, bodySize)
 }

@@ -2,7 +2,8 @@
  * The `strata` command line: `scrape <url>`, `parse <file>`, `parse <dir|glob> --out <dir>`,
  * `serve`. It runs the same pipeline as the server, in-process, and prints markdown (or the
  * whole `data` as JSON); a batch writes one file per document (see Batch.ts). `keys` and `teams`
- * manage accounts in the server's store (Accounts.ts).
+ * manage accounts in the server's store (Accounts.ts); `catalog` records the provider terms an
+ * administrator accepts (CatalogTerms.ts).
  */
 import { readFile, stat } from "node:fs/promises"
 import { basename } from "node:path"
@@ -21,6 +22,7 @@ export const USAGE = `Usage:
   strata keys create --team <team> | keys revoke <key id> | keys list --team <team>
   strata teams set <team> [--credits N] [--rate-limit R] [--concurrency C] [--zdr on|off] [--catalog on|off] [--audit <sink>]
   strata teams show <team> | teams list      (strata keys --help for the details)
+  strata catalog accept-terms <provider> --team <team> [--version V] | catalog terms --team <team>
 
 Without --json, prints the first requested text format (markdown by default).
 
@@ -151,6 +153,14 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
       return 0
     }
     return accounts(argv, io)
+  }
+  if (argv[0] === "catalog") {
+    const { catalogCommand, CATALOG_USAGE } = await import("./CatalogTerms.ts")
+    if (argv.length === 1 || argv.includes("--help") || argv.includes("-h")) {
+      io[argv.length === 1 ? "err" : "out"](CATALOG_USAGE)
+      return argv.length === 1 ? 2 : 0
+    }
+    return catalogCommand(argv, io)
   }
   let parsed
   try {

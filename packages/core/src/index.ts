@@ -81,6 +81,7 @@ export { type FileStoreOptions } from "./artifacts/FileArtifactStore.ts"
 export { type ArtifactKind, artifactPathPrefix } from "./artifacts/ArtifactLinks.ts"
 export { ArtifactError, ArtifactMissing, ArtifactSetupError, BadSignature, LinkExpired, MalformedLink } from "./artifacts/ArtifactError.ts"
 export {
+  type AcceptedTerms,
   type ApiKeyInfo,
   type Authenticated,
   type CachedPage,
@@ -113,3 +114,26 @@ export { canonicalJson, chargeIdFor, paramsHash } from "./store/Idempotency.ts"
 export { ChangeTrackingTeam, type TrackingFormat, trackingFormat } from "./store/ChangeHistory.ts"
 export { changeStatus, comparable, jsonChanges, markdownDiff, schemaKeyOf } from "./store/ChangeRules.ts"
 export { type Branding, brandingFromSamples } from "./branding/Branding.ts"
+export {
+  builtinTerms,
+  type CatalogItem,
+  type CatalogOutcome,
+  type CatalogPlan,
+  type CatalogProvider,
+  CatalogDenied,
+  CatalogError,
+  CatalogRegistry,
+  type CatalogTool,
+  checkTerms,
+  domainToolsFor,
+  layerBuiltinProviders,
+  planCatalog,
+  type ProviderTerms,
+  runCatalog,
+  TermsRequired,
+  tool,
+  type ToolContext,
+  ToolFailed,
+  type ToolOutput,
+  UnknownProvider
+} from "./catalog/index.ts"

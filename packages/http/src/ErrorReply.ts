@@ -7,7 +7,7 @@
  * host is 200 with `success: false` and SCRAPE_DNS_RESOLUTION_ERROR, TLS failures are 500
  * SCRAPE_SSL_ERROR, other unreachable-site failures 500 SCRAPE_SITE_ERROR, timeouts 408.
  */
-import type { ArtifactError, ScrapeError } from "@strata/core"
+import type { ArtifactError, CatalogError, ScrapeError, ToolFailed } from "@strata/core"
 
 export interface ErrorReply {
   readonly status: number
@@ -198,6 +198,55 @@ export const scrapeErrorReply = (error: ScrapeError, route: RouteKind): ErrorRep
       return reply(404, reason.kind === "lockdown" ? "SCRAPE_LOCKDOWN_CACHE_MISS" : "SCRAPE_NO_CACHED_DATA", reason.message)
     case "CacheUnavailable":
       return { ...reply(503, "SCRAPE_CACHE_UNAVAILABLE", reason.message), retryAfterSeconds: 5 }
+  }
+}
+
+/**
+ * A catalog request refused before any tool ran: 404 `unknown_provider`; 403 when the team may
+ * not call the catalog; 403 `THIRD_PARTY_DATA_TERMS_REQUIRED` with the contract's
+ * `requiresAction` when a provider's terms are not accepted.
+ */
+export const catalogErrorReply = (error: CatalogError, chargeId: string | undefined): ErrorReply => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "UnknownProvider":
+      return withCharge(reply(404, "unknown_provider", reason.message, { index: reason.index }), chargeId)
+    case "CatalogDenied":
+      return withCharge(
+        reply(403, reason.why === "no_access" ? "CATALOG_NOT_ENABLED" : "CATALOG_ZDR_UNSUPPORTED", reason.message),
+        chargeId
+      )
+    case "TermsRequired": {
+      const refused = withCharge(reply(403, "THIRD_PARTY_DATA_TERMS_REQUIRED", reason.message), chargeId)
+      return {
+        ...refused,
+        body: { ...refused.body, requiresAction: { type: "accept_terms", terms: reason.provider, version: reason.version, url: reason.url } }
+      }
+    }
+  }
+}
+
+/** The accepted terms could not be read: nothing ran, a retry may work. */
+export const termsUnavailable = (chargeId: string | undefined): ErrorReply => ({
+  ...withCharge(reply(503, "TERMS_UNAVAILABLE", "The server cannot check your team's accepted provider terms right now (its state store is unavailable). Retry shortly."), chargeId),
+  retryAfterSeconds: 5
+})
+
+/** A catalog call that failed while it ran, as its result item's `error` (the request itself succeeds). */
+export const toolErrorBody = (error: ToolFailed): { readonly code: string; readonly message: string; readonly status: number } => {
+  switch (error.kind) {
+    case "invalid_input":
+      return { code: "INVALID_INPUT", message: error.message, status: 400 }
+    case "blocked":
+      return { code: "URL_BLOCKED", message: error.message, status: 403 }
+    case "not_found":
+      return { code: "NOT_FOUND", message: error.message, status: 404 }
+    case "timeout":
+      return { code: "TIMEOUT", message: error.message, status: 408 }
+    case "unsupported":
+      return { code: "UNSUPPORTED_CONTENT", message: error.message, status: 422 }
+    case "upstream":
+      return { code: "UPSTREAM_FAILED", message: error.message, status: 502 }
   }
 }
 

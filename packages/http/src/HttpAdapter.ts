@@ -10,8 +10,10 @@ import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import {
   artifactPathPrefix,
   ArtifactStore,
+  CatalogRegistry,
   type ArtifactSetupError,
   type FileStoreOptions,
+  layerBuiltinProviders,
   openApiDocument,
   type Pipeline,
   publicUrlFor,
@@ -249,25 +251,50 @@ export const artifactStoreLayer = (
   }))
 
 /**
+ * Catalog providers added to the built-in ones (`service`, `web`, `sitemap`, `wikipedia`): layers
+ * that register into the server's `CatalogRegistry` (`CatalogRegistry.provider`), and may use its
+ * pipeline and store.
+ */
+export type CatalogProviders<E = never> = Layer.Layer<never, E, CatalogRegistry | Pipeline | ArtifactStore | Store>
+
+/**
+ * The pipeline with the stores it shares, and the server's catalog beside it: one registry per
+ * server (fresh, so two servers in one process never share one), filled by the built-in
+ * providers and `extra`, which may use the pipeline.
+ */
+const withCatalog = <ROut, E, RIn, E2>(
+  pipelineAndStores: Layer.Layer<ROut, E, RIn>,
+  extra: CatalogProviders<E2>
+) =>
+  Layer.provideMerge(
+    Layer.provideMerge(Layer.mergeAll(layerBuiltinProviders, extra), Layer.fresh(CatalogRegistry.layer)),
+    pipelineAndStores
+  )
+
+/**
  * The adapter, the pipeline and the artifact store and state store they share, in the order they
  * start. The store and the pipeline start before the port is bound (a client never reaches a port
  * that cannot answer yet), except when links must name a port the system picks (port 0 without
  * `publicUrl`: tests, embedding), where the server listens first to learn it.
  */
-const compose = <ROut, E>(config: ServerConfig, pipeline: Layer.Layer<ROut, E, ArtifactStore | Store>) => {
+const compose = <ROut, E, E2>(
+  config: ServerConfig,
+  pipeline: Layer.Layer<ROut, E, ArtifactStore | Store>,
+  catalog: CatalogProviders<E2> = Layer.empty
+) => {
   const listening = listen(config)
   const store = storeLayer(config)
   if (config.publicUrl !== undefined || config.port !== 0) {
     const artifacts = ArtifactStore.layer(storeOptions(config, config.publicUrl ?? publicUrlFor(config.host, config.port)))
     return serve(config).pipe(
       Layer.provideMerge(listening),
-      Layer.provide(Layer.provideMerge(pipeline, Layer.merge(artifacts, store)))
+      Layer.provide(withCatalog(Layer.provideMerge(pipeline, Layer.merge(artifacts, store)), catalog))
     )
   }
   // One value used twice: layers are memoised by identity within a build, so this is one server.
   const artifacts = artifactStoreLayer(config).pipe(Layer.provide(listening))
   return serve(config).pipe(
-    Layer.provide(Layer.provideMerge(pipeline, Layer.merge(artifacts, store))),
+    Layer.provide(withCatalog(Layer.provideMerge(pipeline, Layer.merge(artifacts, store)), catalog)),
     Layer.provideMerge(listening)
   )
 }
@@ -279,11 +306,12 @@ const compose = <ROut, E>(config: ServerConfig, pipeline: Layer.Layer<ROut, E, A
  * layer's scope stops accepting connections, lets requests in flight finish, stops the artifact
  * sweeper and closes the database.
  */
-export const layerWithPipeline = <E>(
+export const layerWithPipeline = <E, E2 = never>(
   config: ServerConfig,
-  pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>
-): Layer.Layer<HttpServer.HttpServer, E | ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError> =>
-  compose(config, pipeline)
+  pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>,
+  catalog?: CatalogProviders<E2>
+): Layer.Layer<HttpServer.HttpServer, E | E2 | ApiKeyStoreError | ArtifactSetupError | HttpServerError.ServeError> =>
+  compose(config, pipeline, catalog)
 
 /**
  * Serves the adapter on `config.host:config.port` (port 0 picks one; read it from the

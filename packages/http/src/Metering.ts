@@ -46,6 +46,8 @@ export interface MeteredRequest {
   readonly options: BilledOptions
   /** The scraped URL for the audit event (left out under zero data retention); none for uploads. */
   readonly url?: string | undefined
+  /** The least the request costs when the options do not say (catalog calls: what their tools declare). */
+  readonly least?: number | undefined
 }
 
 /** The queue's cap when the server's configuration sets none: requests waiting per team. */
@@ -87,6 +89,13 @@ interface Cleared {
   /** The charged `data` with the request's metering metadata, or the refusal when it could not be charged. */
   readonly succeeded: (data: ScrapeData) => Effect.Effect<
     { readonly _tag: "Charged"; readonly data: ScrapeData; readonly record: (body: string) => Effect.Effect<void> } | {
+      readonly _tag: "Refused"
+      readonly reply: ErrorReply
+    }
+  >
+  /** Charges an amount known from what ran (catalog calls), with its event; `record` keeps the answer for replay. */
+  readonly chargedFor: (amount: number) => Effect.Effect<
+    { readonly _tag: "Charged"; readonly record: (body: string) => Effect.Effect<void> } | {
       readonly _tag: "Refused"
       readonly reply: ErrorReply
     }
@@ -182,7 +191,7 @@ const clear = (request: MeteredRequest) =>
       )
 
     // Nothing runs for a team that cannot pay for the least this request costs.
-    const least = minimumCost(options, team.zdr)
+    const least = request.least ?? minimumCost(options, team.zdr)
     if (team.credits !== undefined && team.credits < least) {
       yield* settle(undefined)
       return yield* refuse(insufficientCredits(route, least, team.credits, chargeId))
@@ -260,6 +269,19 @@ const clear = (request: MeteredRequest) =>
         } as const
       })
 
+    const chargedFor = (amount: number) =>
+      Effect.gen(function*() {
+        const billed = yield* charge(amount)
+        if (billed._tag === "Refused") {
+          yield* settle(undefined)
+          yield* emit(billed.reply.status, { code: billed.reply.body.code ?? "insufficient_credits", credits: 0, queuedMs })
+          return { _tag: "Refused", reply: billed.reply } as const
+        }
+        context.logFields.credits = amount
+        yield* emit(200, { credits: amount, queuedMs })
+        return { _tag: "Charged", record: (body: string) => settle(recordOf(200, body)) } as const
+      })
+
     return {
       _tag: "Cleared",
       timeoutMs: Math.max(1, options.timeout - (queuedMs ?? 0)),
@@ -267,6 +289,7 @@ const clear = (request: MeteredRequest) =>
       scope,
       failed,
       succeeded,
+      chargedFor,
       abandon: settle(undefined)
     } satisfies Cleared
   })
@@ -311,6 +334,36 @@ export const metered = (
     yield* done.record(body)
     return HttpServerResponse.text(body, { status: 200, contentType: "application/json" })
   })
+
+/**
+ * `metered` for work that cannot fail as a whole and whose cost is known from what it produced
+ * (a catalog request: each call's failure is an item of its answer): runs it under the team's
+ * limits, charges `price(result)` once, and answers `body(result)` as JSON (replayed as such).
+ */
+export const meteredWork = <A>(
+  request: MeteredRequest,
+  run: (timeoutMs: number) => Effect.Effect<A>,
+  price: (result: A) => number,
+  body: (result: A) => unknown
+) =>
+  Effect.gen(function*() {
+    const cleared = yield* clear(request)
+    if (cleared._tag === "Unmetered") return respondJson(body(yield* run(request.options.timeout)))
+    if (cleared._tag === "Answered") return cleared.response
+    const result = yield* run(cleared.timeoutMs).pipe(
+      Effect.ensuring(Scope.close(cleared.scope, Exit.void)),
+      // A defect or an interruption: nothing is charged and the claim is given up.
+      Effect.onExit((exit) => (Exit.isFailure(exit) ? cleared.abandon : Effect.void))
+    )
+    const billed = yield* cleared.chargedFor(price(result))
+    if (billed._tag === "Refused") return yield* respondError(billed.reply)
+    const text = JSON.stringify(body(result))
+    yield* billed.record(text)
+    return HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
+  })
+
+const respondJson = (value: unknown) =>
+  HttpServerResponse.text(JSON.stringify(value), { status: 200, contentType: "application/json" })
 
 const line = (value: unknown): string => JSON.stringify(value) + "\n"
 

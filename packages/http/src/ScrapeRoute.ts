@@ -8,7 +8,8 @@ import { ChangeTrackingTeam, defaultTeamId, Pipeline, validateScrapeRequest } fr
 import { ByteSize, Effect, Stream } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { parseJsonText } from "./JsonText.ts"
-import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
+import { catalogRoute, domainToolsOf, isCatalogBody, listingDomainTools } from "./CatalogRoute.ts"
+import { badRequest, catalogErrorReply, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
 import { metered, meteredStream } from "./Metering.ts"
 import { wantsNdjson } from "./NdjsonReply.ts"
 import { respondError } from "./Reply.ts"
@@ -31,7 +32,7 @@ export const scrapeRoute = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { config } = yield* ServerSettings
   const context = yield* RequestContext
-  const pipeline = yield* Pipeline
+  const served = yield* Pipeline
 
   if (!isJsonContentType(request.headers["content-type"])) {
     return yield* respondError(badRequest("The request body must be JSON, sent with Content-Type: application/json"))
@@ -58,7 +59,12 @@ export const scrapeRoute = Effect.gen(function*() {
   }
   const parsed = parseJsonText(text.text)
   if (!parsed.ok) return yield* respondError(badRequest(`The request body is not valid JSON: ${parsed.message}`))
-  const body = parsed.value
+  // A catalog request runs tools instead of a scrape (CatalogRoute.ts).
+  if (isCatalogBody(parsed.value)) return yield* catalogRoute(parsed.value as Record<string, unknown>)
+  const tools = domainToolsOf(parsed.value, context.team, retainsNothing(parsed.value))
+  if (tools._tag === "Refused") return yield* respondError(catalogErrorReply(tools.error, undefined))
+  const body = tools.body
+  const pipeline = tools._tag === "Listed" ? yield* listingDomainTools(served) : served
   if (context.team?.zdr !== true && !retainsNothing(body) && typeof (body as { url?: unknown } | null)?.url === "string") {
     context.logFields.target = withoutCredentials((body as { url: string }).url)
   }

@@ -6,7 +6,7 @@
 import type { ArtifactStore, Pipeline, Store } from "@strata/core"
 import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
-import { layerWithPipeline } from "./HttpAdapter.ts"
+import { type CatalogProviders, layerWithPipeline } from "./HttpAdapter.ts"
 import { makeServerConfig, type ServerConfig, serverConfigFromEnv } from "./ServerConfig.ts"
 
 export interface RunningServer {
@@ -27,14 +27,16 @@ const toUrl = (address: HttpServer.HttpServer["Service"]["address"]) => {
  * environment). The pipeline may need an `ArtifactStore` and a `Store`: it gets the server's own
  * (the artifacts whose links this server serves; the database its keys live in, for the cache).
  */
-export const startServer = async <E>(options: {
+export const startServer = async <E, E2 = never>(options: {
   readonly pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>
   readonly config?: Partial<ServerConfig> | undefined
+  /** Catalog providers beside the built-in ones (see `CatalogProviders`). */
+  readonly catalog?: CatalogProviders<E2> | undefined
 }): Promise<RunningServer> => {
   const config = makeServerConfig(options.config)
   const scope = Effect.runSync(Scope.make())
   const exit = await Effect.runPromiseExit(
-    Layer.buildWithScope(layerWithPipeline(config, options.pipeline), scope)
+    Layer.buildWithScope(layerWithPipeline(config, options.pipeline, options.catalog), scope)
   )
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))

@@ -2,7 +2,7 @@
  * @strata/http: the Firecrawl-v2-compatible HTTP adapter. `layer(config)` for Effect users,
  * `startServer({ pipeline, config })` for tests and embedding, `serveFromEnv()` for `npm start`.
  */
-export { artifactStoreLayer, layer, layerWithPipeline, routes, storeLayer } from "./HttpAdapter.ts"
+export { artifactStoreLayer, type CatalogProviders, layer, layerWithPipeline, routes, storeLayer } from "./HttpAdapter.ts"
 export { serveFromEnv, serveUntilSignal, startServer, type RunningServer } from "./StartServer.ts"
 export {
   makeServerConfig,

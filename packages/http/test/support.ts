@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type ArtifactStore, Pipeline, type Store } from "@strata/core"
 import { type Effect, Layer, Stream } from "effect"
-import { startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
+import { type CatalogProviders, startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
 
 /** A double's method: the pipeline's arguments, and any record as `data` (the adapter only serialises it). */
 type Loosely<F> = F extends (...args: infer A) => Effect.Effect<unknown, infer E> ? (...args: A) => Effect.Effect<Record<string, unknown>, E> : never
@@ -35,12 +35,14 @@ export const tempDir = (prefix = "strata-http-"): string => mkdtempSync(join(tmp
 
 export const startTestServer = async <E>(
   pipeline: Layer.Layer<Pipeline, E, ArtifactStore | Store>,
-  config: Partial<ServerConfig> = {}
+  config: Partial<ServerConfig> = {},
+  catalog?: CatalogProviders
 ): Promise<TestServer> => {
   const logs: Array<Record<string, unknown>> = []
   const announced: Array<string> = []
   const server = await startServer({
     pipeline,
+    catalog,
     config: {
       host: "127.0.0.1",
       port: 0,

@@ -134,6 +134,21 @@ export const migrations: ReadonlyArray<Migration> = [
         PRIMARY KEY (team_id, url, tag)
       )`
     ]
+  },
+  {
+    id: 6,
+    name: "catalog terms accepted",
+    statements: () => [
+      // One row per team, provider and terms version: who accepted (the CLI's user) and when.
+      `CREATE TABLE catalog_terms (
+        team_id TEXT NOT NULL REFERENCES teams (id),
+        provider TEXT NOT NULL,
+        version TEXT NOT NULL,
+        accepted_by TEXT NOT NULL,
+        accepted_at BIGINT NOT NULL,
+        PRIMARY KEY (team_id, provider, version)
+      )`
+    ]
   }
 ]
 

@@ -31,6 +31,7 @@ import { makeCache } from "./SqlCache.ts"
 import { makeChanges } from "./SqlChanges.ts"
 import { num, optionalNum, unavailable } from "./SqlRows.ts"
 import { makeSlots } from "./SqlSlots.ts"
+import { makeTerms } from "./SqlTerms.ts"
 
 export interface SqlStoreOptions {
   /** The cache's byte bound: puts evict least recently used entries beyond it. */
@@ -101,6 +102,7 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
   const retention = options.requestRetentionMs ?? defaultRequestRetentionMs
   const slots = makeSlots(sql)
   const cache = makeCache(sql, options.cacheMaxBytes)
+  const terms = makeTerms(sql)
   const changes = makeChanges(sql)
   const grace = options.requestGraceMs ?? 30_000
 
@@ -302,6 +304,7 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
     charge,
     refund,
     ...cache,
+    ...terms,
     ...changes,
     beginRequest,
     completeRequest,

@@ -127,6 +127,16 @@ export interface PageSnapshot {
   readonly scrapedAt: number
 }
 
+/** A catalog provider's terms, at one version, accepted for a team by an administrator. */
+export interface AcceptedTerms {
+  readonly teamId: string
+  readonly provider: string
+  readonly version: string
+  /** Who accepted (the administrator's name as the CLI recorded it). */
+  readonly acceptedBy: string
+  readonly acceptedAt: number
+}
+
 /** An idempotency claim (`x-request-id`), scoped to a team. */
 export interface RequestClaim {
   readonly teamId: string
@@ -221,6 +231,14 @@ export class Store extends Context.Service<Store, {
    * one key each see the snapshot the one before them wrote, and no row is ever half of two.
    */
   readonly changeSwap: (key: ChangeKey, next: PageSnapshot) => Effect.Effect<Option.Option<PageSnapshot>, StoreError>
+
+  // Catalog terms
+  /** Records that an administrator accepted a provider's terms at this version for the team; accepting again changes nothing. */
+  readonly acceptTerms: (
+    options: { readonly teamId: string; readonly provider: string; readonly version: string; readonly acceptedBy: string }
+  ) => Effect.Effect<AcceptedTerms, StoreError | UnknownTeam>
+  /** Every provider terms version accepted for the team. */
+  readonly acceptedTerms: (teamId: string) => Effect.Effect<ReadonlyArray<AcceptedTerms>, StoreError>
 
   // Idempotency
   readonly beginRequest: (claim: RequestClaim) => Effect.Effect<RequestState, StoreError>

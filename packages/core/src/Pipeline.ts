@@ -138,7 +138,9 @@ export class Pipeline extends Context.Service<Pipeline, {
       /** `data` with `changeTracking` when the request asks for it (`markdown`: the page's, when `data` lacks it). */
       const tracked = (data: ScrapeData, served: Served, request: ScrapeRequest, deadline: number, markdown?: string) => {
         if (Option.isNone(history) || trackingFormat(request.formats) === undefined) return Effect.succeed(data)
-        const html = isHtmlPage(served.input) ? decodeBody(served.input.bytes, served.input.contentTypeHeader).text : undefined
+        // Only json mode reads the HTML (its structured data, offline).
+        const json = trackingFormat(request.formats)?.modes.includes("json") === true
+        const html = json && isHtmlPage(served.input) ? decodeBody(served.input.bytes, served.input.contentTypeHeader).text : undefined
         return history.value.track({ request, data, markdown: data.markdown ?? markdown ?? "", html, deadline })
       }
 

@@ -79,8 +79,10 @@ export type ArtifactsOption = "url" | "inline" | Layer.Layer<ArtifactStore, unkn
 
 /**
  * Whether scrapes go through the page cache (`maxAge`, `minAge`, `lockdown`, `storeInCache`,
- * `metadata.cacheState`), as on the server.
- * - `false` (default): no cache. Every scrape fetches; `lockdown` and `minAge` are refused (400).
+ * `metadata.cacheState`), as on the server. The same store keeps `changeTracking`'s history (the
+ * default team's).
+ * - `false` (default): no cache. Every scrape fetches; `lockdown`, `minAge` and the
+ *   `changeTracking` format are refused (400).
  *   A library call does not write a database into the working folder unasked, nor answer a page
  *   that changed with a copy up to two days old (the contract's default `maxAge`).
  * - `true`: the store the environment names, the server's own: Postgres when

@@ -1,81 +1,26 @@
 /**
- * HTML parsing: builds a hast tree with htmlparser2's tokenizer instead of parse5.
+ * HTML parsing: builds a hast tree with htmlparser2's tokenizer and our own tree builder
+ * (HtmlTreeModes.ts), which places content as the HTML5 tree-construction algorithm does on the
+ * malformed markup pages carry: implied body for body content in the head, repeated and stray
+ * `<html>`/`<head>`/`<body>`, content before `<html>` or after `</html>`, text loose in tables.
+ * A property test holds its visible text equal to parse5's on generated malformed documents.
  *
- * Why not hast-util-from-html: measured over a sample of the WCXB dev pages, parse5 took p50 8 ms
- * and p95 47 ms per page on its own (450 ms for the largest), a whole budget; htmlparser2 takes
- * p50 1.3 ms and p95 5 ms. The price is a forgiving parser instead of the HTML5 tree construction:
- * no implied `html`/`head`/`body`/`tbody` and no foster parenting. The later stages never rely on
- * those implied elements.
+ * Why not parse5: over the 679 WCXB dev pages (bench/html/parsers.ts, load average 3 on 2 cores)
+ * parse5 alone took p50 8.4 ms, p95 47 ms, max 306 ms a page, and with the conversion to hast
+ * (hast-util-from-html) p50 16 ms, p95 120 ms, max 660 ms; this parser p50 5.1 ms, p95 30 ms,
+ * max 97 ms under the same load (quiet: p50 1.3 ms, p95 5 ms). parse5 always would spend the
+ * whole page budget on parsing, and a fallback to it would need a detector for the cases the
+ * tree builder misses, which the property test has not found (adoption-agency reconstruction and
+ * stray elements in tables change emphasis and order, not which text is in the body).
  *
  * Properties follow hast conventions (`className` arrays, booleans, numbers, via
  * property-information), so hast-util-select and hast-util-to-html work on the tree.
  * Comments and doctypes are dropped: no stage needs them.
  */
-import type { Element, ElementContent, Properties, Root, RootContent } from "hast"
+import type { Root } from "hast"
 import { Effect } from "effect"
 import { Parser } from "htmlparser2"
-import { find, html as htmlSchema, svg as svgSchema } from "property-information"
-import type { Info, Schema } from "property-information"
-
-type Parent = Root | Element
-
-/**
- * Nesting deeper than this is flattened. Browsers cap their trees too (Blink at 512), and every
- * later stage walks the tree recursively: 20,000 nested `<div>`s must not overflow the stack.
- */
-const MAX_DEPTH = 400
-
-/** Parses one attribute value as hast does (see hastscript): token lists, numbers, booleans. */
-const propertyValue = (info: Info, value: string): Properties[string] => {
-  if (info.spaceSeparated) return splitTokens(value, /[ \t\n\r\f]+/)
-  if (info.commaSeparated) return value.split(",").map((part) => part.trim()).filter((part) => part !== "")
-  if (info.commaOrSpaceSeparated) return splitTokens(value, /[ \t\n\r\f,]+/)
-  if (info.number && value !== "" && !Number.isNaN(Number(value))) return Number(value)
-  if ((info.boolean || info.overloadedBoolean) && (value === "" || value.toLowerCase() === info.attribute.toLowerCase())) {
-    return true
-  }
-  return value
-}
-
-const splitTokens = (value: string, separator: RegExp): Array<string> => {
-  // Most class and rel values are one token: skip the regex split.
-  if (!/[ \t\n\r\f,]/.test(value)) return value === "" ? [] : [value]
-  const out: Array<string> = []
-  for (const token of value.split(separator)) if (token !== "") out.push(token)
-  return out
-}
-
-/** `find` normalises names with regexes; pages repeat the same few attribute names, so memoise. */
-const infoCache = new Map<string, Info>()
-const svgInfoCache = new Map<string, Info>()
-const lookup = (schema: Schema, cache: Map<string, Info>, name: string): Info => {
-  let info = cache.get(name)
-  if (info === undefined) {
-    info = find(schema, name)
-    cache.set(name, info)
-  }
-  return info
-}
-
-const toProperties = (attribs: Record<string, string>, inSvg: boolean): Properties => {
-  const properties: Properties = {}
-  for (const raw in attribs) {
-    const name = inSvg ? raw : raw.toLowerCase()
-    const info = inSvg ? lookup(svgSchema, svgInfoCache, name) : lookup(htmlSchema, infoCache, name)
-    // First attribute wins, as in browsers.
-    if (info.property in properties) continue
-    properties[info.property] = propertyValue(info, attribs[raw] ?? "")
-  }
-  return properties
-}
-
-/** htmlparser2 may report one text run in several chunks: keep one hast text node per run. */
-const pushText = (parent: Parent, value: string): void => {
-  const children = parent.children
-  const last = children[children.length - 1]
-  if (last !== undefined && last.type === "text") last.value += value
-  else children.push({ type: "text", value })
-}
+import { TreeModes } from "./HtmlTreeModes.ts"
 
 /**
  * XHTML (EPUB chapters, XML-declared pages) writes empty elements as `<a id="x"/>`; read as
@@ -87,8 +32,9 @@ const isXhtml = (html: string): boolean => {
 }
 
 /**
- * Parses a whole page or a fragment. Never throws: malformed markup is repaired the way
- * htmlparser2 repairs it (unclosed elements close at their parent's end tag or the input's end).
+ * Parses a whole page or a fragment. Never throws: malformed markup is repaired as HTML5 tree
+ * construction repairs it where that decides which text is in the body (see HtmlTreeModes.ts),
+ * and otherwise as htmlparser2 does (unclosed elements close at their parent's end tag or the input's end).
  */
 export const parseHtml = (html: string): Root => {
   const { parser, root, input } = treeBuilder(html)
@@ -147,36 +93,13 @@ const nextTurn = Effect.callback<void>((resume) => {
 
 const treeBuilder = (html: string) => {
   const root: Root = { type: "root", children: [] }
-  const stack: Array<Parent> = [root]
-  let svgDepth = 0
-  let overflow = 0
+  const tree = new TreeModes(root)
   const xhtml = isXhtml(html)
   const parser = new Parser(
     {
-      onopentag(name, attribs) {
-        if (stack.length > MAX_DEPTH) {
-          // Too deep: the element is dropped, its content flows into the deepest kept parent.
-          overflow++
-          return
-        }
-        const inSvg = svgDepth > 0 || name === "svg" || name === "math"
-        if (inSvg) svgDepth++
-        const element: Element = { type: "element", tagName: name, properties: toProperties(attribs, inSvg), children: [] }
-        const parent = stack[stack.length - 1] as Parent
-        ;(parent.children as Array<RootContent | ElementContent>).push(element)
-        stack.push(element)
-      },
-      onclosetag() {
-        if (overflow > 0) {
-          overflow--
-          return
-        }
-        if (stack.length > 1) stack.pop()
-        if (svgDepth > 0) svgDepth--
-      },
-      ontext(data) {
-        pushText(stack[stack.length - 1] as Parent, data)
-      }
+      onopentag: (name, attribs) => tree.open(name, attribs),
+      onclosetag: () => tree.close(),
+      ontext: (data) => tree.text(data)
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: xhtml, recognizeCDATA: xhtml }
   )

@@ -57,7 +57,7 @@ describe("strata CLI", () => {
 
   it("exits 1 with the reason on a failed scrape and 2 on bad usage", async () => {
     const failed = capture()
-    expect(await main(["scrape", `${base}/`, "--formats", "branding"], failed.io)).toBe(1)
+    expect(await main(["scrape", `${base}/`, "--formats", "images"], failed.io)).toBe(1)
     expect(failed.err.join("")).toContain("NotSupported")
     const usage = capture()
     expect(await main(["frobnicate"], usage.io)).toBe(2)

@@ -10,12 +10,17 @@
  *
  * Screenshots and PDFs become links through the `ArtifactStore` when one is in the context,
  * else `data:` URLs. As in Firecrawl, `data.actions` is left out when every list is empty.
+ * `branding` is made from what the browser sampled (`branding/`); `audio` and `video` from the
+ * page's media, whichever engine served it (`media/`).
  */
 import { Effect, Option } from "effect"
-import type { ArtifactStore } from "./artifacts/ArtifactStore.ts"
+import { ArtifactStore } from "./artifacts/ArtifactStore.ts"
 import { brandingFromSamples } from "./branding/Branding.ts"
 import { getFormat, hasFormat, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
 import type { ActionOutput, BrowserFile, BrowserPage, BrowserRequest } from "./fetch/Browser.ts"
+import { decodeBody } from "./fetch/Charset.ts"
+import { Fetcher } from "./fetch/Fetcher.ts"
+import { type MediaDeps, mediaDepsFromContext, withMedia } from "./media/MediaFormats.ts"
 import type { ContentInput } from "./Routing.ts"
 import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
 
@@ -95,13 +100,51 @@ const joinWarnings = (...warnings: ReadonlyArray<string | null | undefined>): st
   return present.length === 0 ? undefined : present.join("; ")
 }
 
+/** What the pipeline's outputs need from the context it was built in: the artifact store, and the fetcher and transcoder for media. */
+export interface EngineOutputs {
+  readonly artifacts: Option.Option<ArtifactStore["Service"]>
+  readonly media: MediaDeps
+}
+
+export const engineOutputs: Effect.Effect<EngineOutputs, never, Fetcher> = Effect.gen(function*() {
+  const artifacts = yield* Effect.serviceOption(ArtifactStore)
+  return { artifacts, media: yield* mediaDepsFromContext(yield* Fetcher, artifacts) }
+})
+
+/** The page's HTML for finding its media: the rendered DOM when the browser served it, else the fetched HTML. */
+const pageHtml = (served: Served): string | undefined => {
+  const html = (type: string | undefined) => type === undefined || type === "text/html" || type === "application/xhtml+xml"
+  if (served.page !== undefined) return html(served.page.contentType) ? new TextDecoder().decode(served.page.body) : undefined
+  if (served.input === undefined || !html(served.input.contentType)) return undefined
+  return decodeBody(served.input.bytes, served.input.contentTypeHeader).text
+}
+
+interface Served {
+  readonly engine: EngineName
+  readonly page?: BrowserPage | undefined
+  readonly input?: ContentInput | undefined
+}
+
 /**
- * `data` with what the browser added: the engine, `screenshot` and `actions`. `artifacts` is the
- * store from the context the pipeline was built in (the server gives it its own).
+ * `data` with what the engines added: the engine, `screenshot`, `actions` and `branding` from the
+ * browser, and `audio` and `video`. `outputs` come from the context the pipeline was built in
+ * (the server gives it its own artifact store).
  */
 export const withEngine = (
   data: ScrapeData,
-  served: { readonly engine: EngineName; readonly page?: BrowserPage | undefined },
+  served: Served,
+  request: ScrapeRequest,
+  outputs: EngineOutputs
+): Effect.Effect<ScrapeData, ScrapeError> =>
+  Effect.flatMap(withBrowser(data, served, request, outputs.artifacts), (data) =>
+    !hasFormat(request, "audio") && !hasFormat(request, "video")
+      ? Effect.succeed(data)
+      // The request's own budget interrupts this sooner when less time is left.
+      : withMedia(outputs.media, data, { html: pageHtml(served), url: served.page?.url ?? served.input?.url ?? request.url }, request, Date.now() + request.timeout))
+
+const withBrowser = (
+  data: ScrapeData,
+  served: Served,
   request: ScrapeRequest,
   artifacts: Option.Option<ArtifactStore["Service"]>
 ): Effect.Effect<ScrapeData, ScrapeError> =>

@@ -20,10 +20,9 @@
 import { Context, Effect, Layer, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodeParseOptions, decodeScrapeRequest, type ParseOptions, type ScrapeData, type ScrapeRequest } from "./contract/index.ts"
-import { ArtifactStore } from "./artifacts/ArtifactStore.ts"
 import { DocumentReaders } from "./DocumentReader.ts"
 import { BrowserEngine, decodeBody, Fetcher, type FetchResponse, needsJavaScript } from "./fetch/index.ts"
-import { browserOptions, browserRequestOf, noBrowser, pageInput, wantsBrowser, withEngine } from "./EngineChoice.ts"
+import { browserOptions, browserRequestOf, engineOutputs, noBrowser, pageInput, wantsBrowser, withEngine } from "./EngineChoice.ts"
 import { renderContent, renderContentStream, type ContentEvent } from "./ContentStage.ts"
 import type { ContentInput } from "./Routing.ts"
 import { checkParseSupported, checkScrapeSupported } from "./Support.ts"
@@ -59,7 +58,7 @@ export class Pipeline extends Context.Service<Pipeline, {
     Effect.gen(function*() {
       const fetcher = yield* Fetcher
       const browser = yield* Effect.serviceOption(BrowserEngine)
-      const artifacts = yield* Effect.serviceOption(ArtifactStore)
+      const artifacts = yield* engineOutputs
       const store = yield* Effect.serviceOption(Store)
       const cache = Option.isSome(store) ? Option.some(yield* makePageCache(store.value)) : Option.none()
       const copies = makeRenderedCopies()

@@ -10,11 +10,12 @@ import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
  * Formats the pipeline produces today (`screenshot` needs the browser engine: the pipeline refuses
  * it without one). summary, question, highlights, json and the deprecated query are derived from
  * the markdown, by a language model when one is configured, else offline (`derived/`).
- * `changeTracking` needs the state store: the pipeline refuses it without one.
+ * `changeTracking` needs the state store: the pipeline refuses it without one. `branding` needs the
+ * browser engine, and `audio` and `video` ffmpeg (`media/`): refused at run time without them.
  */
 const SUPPORTED_FORMATS: ReadonlySet<string> = new Set([
   "markdown", "html", "rawHtml", "links", "rawBase64", "screenshot", "summary", "question", "highlights", "json", "query", "product", "menu",
-  "changeTracking"
+  "changeTracking", "branding", "audio", "video"
 ])
 
 const refuse = (option: string, why: string): Effect.Effect<never, ScrapeError> =>
@@ -28,7 +29,7 @@ const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =
   Effect.gen(function*() {
     for (const format of request.formats) {
       if (!SUPPORTED_FORMATS.has(format.type)) {
-        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64, screenshot, summary, question, highlights, json, query, product, menu and changeTracking")
+        yield* refuse(`formats: ${format.type}`, "this server produces markdown, html, rawHtml, links, rawBase64, screenshot, summary, question, highlights, json, query, product, menu, changeTracking, branding, audio and video")
       }
     }
   })

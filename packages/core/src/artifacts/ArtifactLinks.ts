@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
-export type ArtifactKind = "screenshot" | "pdf"
+export type ArtifactKind = "screenshot" | "pdf" | "audio" | "video"
 
 /** The route's path prefix; the file name follows it. */
 export const artifactPathPrefix = "/v2/artifacts/"
@@ -19,7 +19,11 @@ const contentTypes = {
   png: "image/png",
   jpg: "image/jpeg",
   webp: "image/webp",
-  pdf: "application/pdf"
+  pdf: "application/pdf",
+  // The audio and video formats: media, which a browser plays and never runs as script.
+  mp3: "audio/mpeg",
+  mp4: "video/mp4",
+  webm: "video/webm"
 } as const
 
 export type ArtifactExtension = keyof typeof contentTypes
@@ -30,6 +34,7 @@ export const contentTypeOf = (extension: ArtifactExtension): string => contentTy
 export const extensionFor = (contentType: string): ArtifactExtension | undefined => {
   const essence = contentType.split(";")[0].trim().toLowerCase()
   if (essence === "image/jpg") return "jpg"
+  if (essence === "audio/mp3") return "mp3"
   for (const [extension, type] of Object.entries(contentTypes)) {
     if (type === essence) return extension as ArtifactExtension
   }
@@ -39,7 +44,7 @@ export const extensionFor = (contentType: string): ArtifactExtension | undefined
 /** 128 random bits in hex: not guessable, and safe as a file name. */
 export const newArtifactId = (): string => randomBytes(16).toString("hex")
 
-const fileNamePattern = /^([0-9a-f]{32})\.(png|jpg|webp|pdf)$/
+const fileNamePattern = /^([0-9a-f]{32})\.(png|jpg|webp|pdf|mp3|mp4|webm)$/
 
 /** `{id}.{ext}` as the store writes it, or undefined for anything else (paths, dots, other names). */
 export const parseFileName = (name: string): { readonly id: string; readonly extension: ArtifactExtension } | undefined => {

@@ -1,5 +1,5 @@
 /**
- * The artifact store: where screenshots and PDFs made while scraping are kept, and the signed
+ * The artifact store: where screenshots, PDFs, audio and video made while scraping are kept, and the signed
  * links the response carries to them. The browser engine calls `put`; the HTTP adapter serves
  * `GET /v2/artifacts/{file}` through `open`; library users turn a link back into bytes with
  * `read`.
@@ -90,7 +90,7 @@ export class ArtifactStore extends Context.Service<ArtifactStore, {
   readonly put: (artifact: {
     readonly bytes: Uint8Array
     readonly contentType: string
-    readonly kind: "screenshot" | "pdf"
+    readonly kind: ArtifactKind
   }) => Effect.Effect<{ readonly id: string; readonly url: string; readonly expiresAt: number }, ScrapeError>
   /** Checks a link (name, signature in constant time, expiry) and opens its file. */
   readonly open: (link: ArtifactLink) => Effect.Effect<ArtifactFile, ArtifactError>

@@ -35,8 +35,11 @@ export interface FileStoreOptions {
   readonly publicUrl: string
   /** The signing key; when undefined, one is generated once and kept in `{dataDir}/artifact-secret`. */
   readonly secret?: string | undefined
-  /** How long a link works, by kind, in seconds. Default 24 h for both (the contract's screenshot lifetime). */
-  readonly lifetimeSeconds?: { readonly screenshot?: number | undefined; readonly pdf?: number | undefined } | undefined
+  /**
+   * How long a link works, by kind, in seconds. Default 24 h for screenshots and PDFs (the
+   * contract's screenshot lifetime), 1 h for audio and video (the contract's media lifetime).
+   */
+  readonly lifetimeSeconds?: Partial<Record<ArtifactKind, number | undefined>> | undefined
   /** Time between sweeps. Default 10 minutes. */
   readonly sweepIntervalMs?: number | undefined
   /** The folder's size cap in bytes; 0 = none. Default 1 GiB. */
@@ -49,13 +52,14 @@ export interface FileStoreOptions {
 }
 
 export const defaultLifetimeSeconds = 24 * 60 * 60
+export const defaultMediaLifetimeSeconds = 60 * 60
 export const defaultSweepIntervalMs = 10 * 60 * 1000
 export const defaultMaxBytes = 1024 * 1024 * 1024
 /** A temporary file this old was left by a write that never finished. */
 const staleTemporaryMs = 60 * 60 * 1000
 
 const temporaryPrefix = ".tmp-"
-const diskNamePattern = /^([1-9][0-9]{0,11})-([0-9a-f]{32}\.(?:png|jpg|webp|pdf))$/
+const diskNamePattern = /^([1-9][0-9]{0,11})-([0-9a-f]{32}\.(?:png|jpg|webp|pdf|mp3|mp4|webm))$/
 
 const messageOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 const errorCode = (cause: unknown): unknown => (cause as { code?: unknown } | null)?.code
@@ -120,7 +124,9 @@ export const makeFileStore = (options: FileStoreOptions) =>
     if (options.lazy !== true) yield* ready
     const lifetimes: Record<ArtifactKind, number> = {
       screenshot: options.lifetimeSeconds?.screenshot ?? defaultLifetimeSeconds,
-      pdf: options.lifetimeSeconds?.pdf ?? defaultLifetimeSeconds
+      pdf: options.lifetimeSeconds?.pdf ?? defaultLifetimeSeconds,
+      audio: options.lifetimeSeconds?.audio ?? defaultMediaLifetimeSeconds,
+      video: options.lifetimeSeconds?.video ?? defaultMediaLifetimeSeconds
     }
     const maxBytes = options.maxBytes ?? defaultMaxBytes
     const sweepIntervalMs = options.sweepIntervalMs ?? defaultSweepIntervalMs
@@ -175,7 +181,7 @@ export const makeFileStore = (options: FileStoreOptions) =>
     const put: ArtifactStore["Service"]["put"] = Effect.fn("ArtifactStore.put")(function*(artifact) {
       const extension = extensionFor(artifact.contentType)
       if (extension === undefined) {
-        return yield* storeFailed(`A ${artifact.kind} of type ${artifact.contentType} cannot be stored (png, jpeg, webp and pdf can)`)
+        return yield* storeFailed(`A ${artifact.kind} of type ${artifact.contentType} cannot be stored (png, jpeg, webp, pdf, mp3, mp4 and webm can)`)
       }
       if (maxBytes > 0 && artifact.bytes.byteLength > maxBytes) {
         return yield* storeFailed(`A ${artifact.kind} of ${artifact.bytes.byteLength} bytes is larger than the artifact store's cap of ${maxBytes} bytes`)

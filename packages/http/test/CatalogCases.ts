@@ -53,8 +53,11 @@ export const startSite = async () => {
       response.end(pdfBytes)
       return
     }
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-    response.end(article(url.pathname))
+    const timer = setTimeout(() => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      response.end(article(url.pathname))
+    }, Number(url.searchParams.get("ms") ?? "0"))
+    response.on("close", () => clearTimeout(timer))
   })
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
@@ -301,6 +304,22 @@ export const catalogCases = (backend: BackendName) => {
       // Accepted for this team only.
       const stranger = await teamWith(deployment, "inland", {})
       expect((await post(deployment.server, stranger, { catalog: call })).status).toBe(403)
+    })
+
+    it("answers 409 request_in_flight to an x-request-id reused while its catalog request runs", async () => {
+      const key = await teamWith(deployment, "eager", { credits: 5 })
+      const call = { provider: "web", capability: "scrape", options: { url: `${siteUrl}/eager?ms=1500` } }
+      const running = post(deployment.server, key, { catalog: call }, { "x-request-id": "eager-1" })
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      const again = await post(deployment.server, key, { catalog: call }, { "x-request-id": "eager-1" })
+      expect(again.status).toBe(409)
+      expect(again.body).toMatchObject({ success: false, code: "request_in_flight" })
+      expect(typeof again.body.chargeId).toBe("string")
+      const first = await running
+      expect(first.status).toBe(200)
+      expect(first.body.data.creditsCost).toBe(1)
+      expect(hitsOf("/eager")).toBe(1)
+      expect(await balanceOf(deployment, "eager")).toBe(4)
     })
 
     it("answers 402 with nothing executed when the credits do not cover the calls", async () => {

@@ -3,11 +3,11 @@
  * the tool's Schema before anything runs, so an unknown provider or capability, or bad options
  * in any call, refuses the whole request with nothing executed; the plan says which providers'
  * terms it needs and how many credits it needs at least. `runCatalog` runs the calls (a few at
- * once, each under the request's timeout) and answers one item per call in request order: the
+ * once, all within the request's timeout) and answers one item per call in request order: the
  * tool's data and what it cost, or why it failed (a failed call costs nothing). `creditsCost` is
  * the sum over the calls that succeeded.
  */
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import type { ResolvedCatalogCall } from "../contract/Catalog.ts"
 import { invalidRequest, issuesFromSchema, type RequestIssue } from "../contract/Issues.ts"
 import type { ScrapeError } from "../ScrapeError.ts"
@@ -118,16 +118,24 @@ export const checkTerms = (
   })))
 }
 
+const withTimeout = <A>(run: Effect.Effect<A, ToolFailed>, timeoutMs: number) =>
+  Effect.timeoutOrElse(run, {
+    duration: timeoutMs,
+    orElse: () => Effect.fail(new ToolFailed({ kind: "timeout", message: `The call did not finish within the ${timeoutMs} ms left of the request's timeout` }))
+  })
+
 /** Calls run this many at a time: each may be a whole scrape, and the machine's cores are few. */
 const callConcurrency = 3
 
-const runOne = (planned: PlannedCall, timeoutMs: number): Effect.Effect<CatalogItem> => {
+const runOne = (planned: PlannedCall, deadline: number): Effect.Effect<CatalogItem> => {
   const { call, tool } = planned
-  return tool.run(planned.options, { timeoutMs }).pipe(
-    Effect.timeoutOrElse({
-      duration: timeoutMs,
-      orElse: () => Effect.fail(new ToolFailed({ kind: "timeout", message: `The call did not finish within ${timeoutMs} ms` }))
-    }),
+  // A call that starts late (after others, a few at a time) gets what is left of the request's time.
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const timeoutMs = deadline - now
+    return timeoutMs < 1
+      ? Effect.fail(new ToolFailed({ kind: "timeout", message: "The request's timeout ran out before this call could start" }))
+      : withTimeout(tool.run(planned.options, { timeoutMs }), timeoutMs)
+  }).pipe(
     Effect.map((output): CatalogItem => {
       const records = output.records
       const cost = tool.perRecord ? tool.creditsCost * (records ?? 1) : tool.creditsCost
@@ -148,10 +156,11 @@ const runOne = (planned: PlannedCall, timeoutMs: number): Effect.Effect<CatalogI
 
 /** Runs a plan: every call, results in request order, the cost summed over the successes. */
 export const runCatalog = (plan: CatalogPlan, timeoutMs: number): Effect.Effect<CatalogOutcome> =>
-  Effect.map(
-    Effect.forEach(plan.calls, (planned) => runOne(planned, timeoutMs), { concurrency: callConcurrency }),
-    (items) => ({
-      items,
-      creditsCost: items.reduce((sum, item) => sum + (item._tag === "Done" ? item.creditsCost : 0), 0)
-    })
-  )
+  Effect.flatMap(Clock.currentTimeMillis, (started) =>
+    Effect.map(
+      Effect.forEach(plan.calls, (planned) => runOne(planned, started + timeoutMs), { concurrency: callConcurrency }),
+      (items) => ({
+        items,
+        creditsCost: items.reduce((sum, item) => sum + (item._tag === "Done" ? item.creditsCost : 0), 0)
+      })
+    ))

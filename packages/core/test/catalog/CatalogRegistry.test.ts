@@ -103,6 +103,36 @@ describe("CatalogRegistry", () => {
       assert.strictEqual(outcome.creditsCost, 3)
     }).pipe(Effect.provide(registry)))
 
+  it.live("gives each call what is left of the request's timeout, and a call past it fails as timed out", () =>
+    Effect.gen(function*() {
+      const sleeper = CatalogRegistry.provider({
+        name: "sleeper",
+        description: "Sleeps.",
+        tools: [
+          tool({
+            capability: "nap",
+            name: "Nap",
+            description: "Sleeps for ms.",
+            category: "test",
+            options: Schema.Struct({ ms: Schema.Int }),
+            response: { about: "Nothing.", key: "slept", schema: Schema.Struct({ slept: Schema.Int }) },
+            creditsCost: 1,
+            perRecord: false,
+            run: (options: { readonly ms: number }) => Effect.as(Effect.sleep(options.ms), { data: { slept: options.ms } })
+          })
+        ]
+      })
+      const outcome = yield* Effect.gen(function*() {
+        const catalog = yield* CatalogRegistry
+        const nap = (ms: number) => ({ provider: "sleeper", capability: "nap", options: { ms } })
+        // Three run at once: the fourth starts after the 600 ms naps, with about 400 ms left of 1000 for its 700.
+        const plan = yield* planCatalog(catalog, [nap(600), nap(600), nap(600), nap(700)])
+        return yield* runCatalog(plan, 1000)
+      }).pipe(Effect.provide(Layer.provideMerge(sleeper, Layer.fresh(CatalogRegistry.layer))))
+      assert.deepStrictEqual(outcome.items.map((item) => item._tag === "Done" ? "done" : item.error.kind), ["done", "done", "done", "timeout"])
+      assert.strictEqual(outcome.creditsCost, 3)
+    }))
+
   it.effect("find-tools pages cover the catalog once, in order, for any page size", () =>
     Effect.gen(function*() {
       const providers = yield* (yield* CatalogRegistry).providers

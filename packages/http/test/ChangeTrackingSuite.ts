@@ -194,6 +194,10 @@ describe(`changeTracking on ${name}`, () => {
       plan: { previous: "Basic", current: "Basic" }
     })
     expect(second.body.data.changeTracking.diff).toContain("+Price: $12")
+    const same = await scrape("/plan", json)
+    expect(same.body.data.changeTracking.changeStatus).toBe("same")
+    expect(same.body.data.changeTracking.json.price).toEqual({ previous: "$12", current: "$12" })
+    expect(same.body.data.warning).toContain("extracted offline")
     expect(modelCalls).toBe(0)
   })
 
@@ -213,6 +217,13 @@ describe(`changeTracking on ${name}`, () => {
     expect(second.body.data.changeTracking.changeStatus).toBe("changed")
     expect(second.body.data.changeTracking.json).toEqual({ headline: { previous: "Harbour opens Monday", current: "Harbour opens Tuesday" } })
     // One extraction per scrape: the previous values were kept, not asked again.
+    expect(modelCalls - before).toBe(2)
+    // The page unchanged: its snapshot's values stand, and the model is not asked (it would answer otherwise now).
+    modelAnswer = JSON.stringify({ headline: "Something else entirely" })
+    const same = await scrape("/news", json, { server: modelled })
+    expect(same.body.data.changeTracking.changeStatus).toBe("same")
+    expect(same.body.data.changeTracking.json).toEqual({ headline: { previous: "Harbour opens Tuesday", current: "Harbour opens Tuesday" } })
+    expect(same.body.data.warning ?? "").not.toContain("extracted offline")
     expect(modelCalls - before).toBe(2)
   })
 

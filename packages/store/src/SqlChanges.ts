@@ -11,6 +11,8 @@
  *   what the first wrote, and a row never mixes the two.
  *
  * A removed page (404/410) keeps the content it had: only its status, flag and time change.
+ * `changePeek` reads the row without a lock: json mode uses it to skip extracting values again
+ * from a page whose markdown has not changed.
  */
 import type { ChangeKey, PageSnapshot } from "@strata/core"
 import { Effect, Option } from "effect"
@@ -29,8 +31,9 @@ interface SnapshotRow {
 const jsonOf = (text: string | null): PageSnapshot["json"] => {
   if (text === null) return undefined
   try {
-    const parsed = JSON.parse(text) as { schemaKey?: unknown; values?: unknown }
-    return typeof parsed.schemaKey === "string" ? { schemaKey: parsed.schemaKey, values: parsed.values ?? null } : undefined
+    const parsed = JSON.parse(text) as { schemaKey?: unknown; values?: unknown; by?: unknown }
+    if (typeof parsed.schemaKey !== "string") return undefined
+    return { schemaKey: parsed.schemaKey, values: parsed.values ?? null, ...(typeof parsed.by === "string" ? { by: parsed.by } : {}) }
   } catch {
     return undefined
   }
@@ -49,7 +52,9 @@ export const makeChanges = (sql: SqlClient.SqlClient) => {
 
   const changeSwap = Effect.fn("Store.changeSwap")(function*(key: ChangeKey, next: PageSnapshot) {
     const scrapedAt = Math.round(next.scrapedAt)
-    const json = next.json === undefined ? null : JSON.stringify({ schemaKey: next.json.schemaKey, values: next.json.values ?? null })
+    const json = next.json === undefined
+      ? null
+      : JSON.stringify({ schemaKey: next.json.schemaKey, values: next.json.values ?? null, by: next.json.by })
     const markdown = next.removed ? "" : next.markdown
     return yield* sql.withTransaction(Effect.gen(function*() {
       const inserted = yield* sql<{ tag: string }>`
@@ -72,5 +77,12 @@ export const makeChanges = (sql: SqlClient.SqlClient) => {
     })).pipe(Effect.mapError(unavailable("changeSwap")))
   })
 
-  return { changeSwap }
+  const changePeek = Effect.fn("Store.changePeek")(function*(key: ChangeKey) {
+    const rows = yield* sql<SnapshotRow>`
+      SELECT markdown, json, status, removed, scraped_at FROM change_snapshots
+      WHERE team_id = ${key.teamId} AND url = ${key.url} AND tag = ${key.tag}`.pipe(Effect.mapError(unavailable("changePeek")))
+    return rows.length === 0 ? Option.none<PageSnapshot>() : Option.some(toSnapshot(rows[0]))
+  })
+
+  return { changeSwap, changePeek }
 }

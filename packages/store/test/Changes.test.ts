@@ -1,6 +1,7 @@
 /**
  * `changeSwap`, changeTracking's snapshots, on SQLite and on a real Postgres: the first swap of a
- * key finds nothing, each later one finds what the one before it wrote; team, URL and tag are
+ * key finds nothing, each later one finds what the one before it wrote (`changePeek` reads it
+ * without writing); team, URL and tag are
  * separate keys; a removed page keeps its content; 16 concurrent swaps of one key form one chain
  * (each sees exactly one other's snapshot, none is seen twice, no row mixes two).
  */
@@ -38,6 +39,18 @@ describe.each(backends)("change snapshots on $name", (backend) => {
         assert.deepStrictEqual(Option.getOrThrow(second), snapshot("# Pricing\n\n$12", 2000, { json }))
         // Not asked for json this time: the row keeps none, rather than values of older markdown.
         assert.isUndefined(Option.getOrThrow(yield* store.changeSwap(key, snapshot("x", 4000))).json)
+      })
+    ))
+
+  it.effect("changePeek reads the snapshot and changes nothing; json values keep what extracted them", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        assert.isTrue(Option.isNone(yield* store.changePeek(key)))
+        const json = { schemaKey: "k", values: { price: "$10" }, by: "model" }
+        yield* store.changeSwap(key, snapshot("# Pricing", 1000, { json }))
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.changePeek(key)), snapshot("# Pricing", 1000, { json }))
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.changePeek(key)), snapshot("# Pricing", 1000, { json }))
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.changeSwap(key, snapshot("# Pricing 2", 2000))).json, json)
       })
     ))
 

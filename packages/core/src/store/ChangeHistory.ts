@@ -11,9 +11,11 @@
  * - Only scrapes that ask for `changeTracking` are kept (Firecrawl keeps every markdown scrape);
  *   a snapshot is the last scrape's markdown and json values, nothing else of the page.
  * - json mode asks `deriveJson` (the projection's language model when one is configured, else the
- *   deterministic offline extraction, and then `warning` says so). The previous values are the
- *   snapshot's when it was extracted with the same schema and prompt; else they are extracted
- *   from the snapshot's markdown.
+ *   deterministic offline extraction, and then `warning` says so), unless the page's markdown is
+ *   the snapshot's (normalised) and the snapshot has values for the same schema and prompt: those
+ *   are kept, so an unchanged page costs no model call. The previous values are the snapshot's
+ *   when it was extracted with the same schema and prompt; else they are extracted from the
+ *   snapshot's markdown.
  * - A store that cannot be read or written leaves the format out, with a warning: the page is
  *   still an answer.
  */
@@ -21,7 +23,7 @@ import { Clock, Context, Effect, Option } from "effect"
 import type { Format, ScrapeData, ScrapeRequest } from "../contract/index.ts"
 import type { Derived, DerivedInput } from "../derived/DerivedFormats.ts"
 import { RequestDeadline, type JsonWanted } from "../FormatProjection.ts"
-import { changeStatus, isRemovedStatus, jsonChanges, markdownDiff, schemaKeyOf } from "./ChangeRules.ts"
+import { changeStatus, comparable, isRemovedStatus, jsonChanges, markdownDiff, schemaKeyOf } from "./ChangeRules.ts"
 import { normalizeCacheUrl } from "./CacheRules.ts"
 import { defaultTeamId, type PageSnapshot, type Store } from "./Store.ts"
 
@@ -95,18 +97,27 @@ export const makeChangeHistory = (store: Store["Service"], extract: JsonExtracto
       const html = request.redactPII === undefined ? input.html : undefined
       const run = (effect: Effect.Effect<Derived>) => Effect.provideService(effect, RequestDeadline, input.deadline)
 
-      const extractions: Array<Derived> = []
-      const current = jsonMode && !removed ? yield* run(extract({ markdown: input.markdown, html, url }, wanted)) : undefined
-      if (current !== undefined) extractions.push(current)
-
-      const next: PageSnapshot = {
-        markdown: input.markdown,
-        json: current === undefined ? undefined : { schemaKey, values: current.fields.json ?? null },
-        status,
-        removed,
-        scrapedAt: yield* Clock.currentTimeMillis
-      }
       const key = { teamId: yield* ChangeTrackingTeam, url: normalizeCacheUrl(request.url), tag: format.tag ?? "" }
+
+      const extractions: Array<Derived> = []
+      /** The values this scrape's snapshot keeps, and what extracted them. */
+      let values: PageSnapshot["json"] = undefined
+      if (jsonMode && !removed) {
+        // The page unchanged since the snapshot (normalised) has the snapshot's values: no second
+        // extraction (a model call) for a page that did not change. A failed peek only costs that.
+        const peeked = yield* Effect.result(store.changePeek(key))
+        const peek = peeked._tag === "Success" ? Option.getOrUndefined(peeked.success) : undefined
+        const unchanged = peek !== undefined && !peek.removed && peek.json?.schemaKey === schemaKey &&
+          comparable(peek.markdown) === comparable(input.markdown)
+        if (unchanged) values = peek.json
+        else {
+          const current = yield* run(extract({ markdown: input.markdown, html, url }, wanted))
+          extractions.push(current)
+          values = { schemaKey, values: current.fields.json ?? null, by: String(current.metadata.jsonBy ?? "structured-data") }
+        }
+      }
+
+      const next: PageSnapshot = { markdown: input.markdown, json: values, status, removed, scrapedAt: yield* Clock.currentTimeMillis }
       const swapped = yield* Effect.result(store.changeSwap(key, next))
       if (swapped._tag === "Failure") {
         yield* Effect.logWarning("changeTracking: the history store failed").pipe(Effect.annotateLogs({ error: swapped.failure.message }))
@@ -137,10 +148,11 @@ export const makeChangeHistory = (store: Store["Service"], extract: JsonExtracto
           before = earlier.fields.json ?? null
         }
         // The same page (normalised) has the same values: a model's second reading of it is not a change.
-        const after = changed === "same" && kept !== undefined ? kept.values : current?.fields.json ?? null
+        const after = changed === "same" && kept !== undefined ? kept.values : values?.values ?? null
         result.json = jsonChanges(format.schema, before, after)
         warnings.push(...extractions.flatMap(ownWarnings))
-        if (extractions.some((d) => d.metadata.jsonBy !== "model")) warnings.push(offlineWarning)
+        const offline = [values?.by, kept?.by, ...extractions.map((d) => d.metadata.jsonBy)].some((by) => by !== undefined && by !== "model")
+        if (offline) warnings.push(offlineWarning)
       }
 
       const metadata = { ...data.metadata, ...usageOf(data.metadata ?? {}, extractions) }

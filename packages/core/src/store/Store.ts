@@ -115,7 +115,12 @@ export interface ChangeKey {
  */
 export interface PageSnapshot {
   readonly markdown: string
-  readonly json?: { readonly schemaKey: string; readonly values: unknown } | undefined
+  readonly json?: {
+    readonly schemaKey: string
+    readonly values: unknown
+    /** What extracted them: `model`, or an offline path (`structured-data`). */
+    readonly by?: string | undefined
+  } | undefined
   /** The page's HTTP status. */
   readonly status: number
   /**
@@ -231,6 +236,8 @@ export class Store extends Context.Service<Store, {
    * one key each see the snapshot the one before them wrote, and no row is ever half of two.
    */
   readonly changeSwap: (key: ChangeKey, next: PageSnapshot) => Effect.Effect<Option.Option<PageSnapshot>, StoreError>
+  /** The page's last snapshot, read without a lock (a hint: `changeSwap` says what it replaced). */
+  readonly changePeek: (key: ChangeKey) => Effect.Effect<Option.Option<PageSnapshot>, StoreError>
 
   // Catalog terms
   /** Records that an administrator accepted a provider's terms at this version for the team; accepting again changes nothing. */

@@ -90,9 +90,9 @@ const hlsMedia = (context: FetchContext, url: string, dir: string, prefix: strin
     return { path, hls: true }
   })
 
-const hls = (context: FetchContext, source: MediaSource, want: MediaKind, dir: string): Effect.Effect<Prepared, MediaError> =>
+const hls = (context: FetchContext, source: MediaSource, want: MediaKind, dir: string, fetched?: string): Effect.Effect<Prepared, MediaError> =>
   Effect.gen(function*() {
-    const body = text((yield* download(context, source.url, MAX_MANIFEST_BYTES)).bytes)
+    const body = fetched ?? text((yield* download(context, source.url, MAX_MANIFEST_BYTES)).bytes)
     const playlist = parseHls(body, source.url)
     if (playlist === undefined) return yield* Effect.fail(mediaError(new UnsupportedMedia({ url: source.url, message: `${source.url} is not an HLS playlist` })))
     if (playlist._tag === "Media") {
@@ -128,9 +128,9 @@ const dashTrack = (context: FetchContext, track: DashTrack, dir: string, prefix:
     return { path, hls: false }
   })
 
-const dash = (context: FetchContext, source: MediaSource, want: MediaKind, dir: string): Effect.Effect<Prepared, MediaError> =>
+const dash = (context: FetchContext, source: MediaSource, want: MediaKind, dir: string, fetched?: string): Effect.Effect<Prepared, MediaError> =>
   Effect.gen(function*() {
-    const manifest = parseDash(text((yield* download(context, source.url, MAX_MANIFEST_BYTES)).bytes), source.url)
+    const manifest = parseDash(fetched ?? text((yield* download(context, source.url, MAX_MANIFEST_BYTES)).bytes), source.url)
     if (manifest === undefined) return yield* Effect.fail(mediaError(new UnsupportedMedia({ url: source.url, message: `${source.url} is not a DASH manifest` })))
     if (manifest._tag === "Live") {
       return yield* Effect.fail(mediaError(new UnsupportedMedia({ url: source.url, message: `${source.url} is a live stream (no end), which cannot be saved as a file` })))
@@ -160,6 +160,10 @@ export const prepare = (context: FetchContext, source: MediaSource, want: MediaK
     case "file":
       return Effect.gen(function*() {
         const { bytes, type } = yield* download(context, source.url)
+        // A manifest served without its extension or type (`/stream?id=1`) says what it is in its first bytes.
+        const head = text(bytes.subarray(0, 512)).trimStart()
+        if (head.startsWith("#EXTM3U")) return yield* hls(context, source, want, dir, text(bytes))
+        if (/^(<\?xml[^>]*>\s*)?<MPD[\s>]/.test(head)) return yield* dash(context, source, want, dir, text(bytes))
         const path = join(dir, localName("main", 0, source.url))
         yield* write(path, bytes)
         return { main: { path, hls: false }, fileType: type ?? source.type, bytes }

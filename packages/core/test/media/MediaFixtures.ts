@@ -4,7 +4,7 @@
  * half-second segments and as two DASH manifests (timeline and numbered segments); and a loopback server for the folder.
  */
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -21,6 +21,8 @@ export const makeMedia = (): string => {
   )
   mkdirSync(join(dir, "hls"))
   ffmpeg("-i", join(dir, "clip.mp4"), "-c", "copy", "-f", "hls", "-hls_time", "0.5", "-hls_playlist_type", "vod", "-hls_segment_filename", join(dir, "hls", "seg%d.ts"), join(dir, "hls", "index.m3u8"))
+  // The playlist again at a name with no extension, served as octet-stream: only its first bytes say what it is.
+  copyFileSync(join(dir, "hls", "index.m3u8"), join(dir, "hls", "stream"))
   mkdirSync(join(dir, "dash"))
   // Segments timed by a SegmentTimeline, and numbered by a template's duration.
   ffmpeg("-i", join(dir, "clip.mp4"), "-c", "copy", "-f", "dash", "-seg_duration", "0.5", join(dir, "dash", "manifest.mpd"))

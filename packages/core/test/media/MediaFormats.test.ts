@@ -30,6 +30,7 @@ const pages = () => ({
   "/dash": page(`<p>A talk.</p>`, `<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "VideoObject", name: "A talk", contentUrl: "/media/dash/manifest.mpd" })}</script>`),
   "/dash-numbered": page(`<video><source src="/media/dash-numbered/manifest.mpd" type="application/dash+xml"></video>`),
   "/og": page(`<p>A clip.</p>`, `<meta property="og:video" content="/media/clip.mp4"><meta property="og:video:type" content="video/mp4">`),
+  "/sniffed": page(`<video src="/media/hls/stream"></video>`),
   "/plain": page(`<p>No media here, only words.</p>`),
   "/missing": page(`<video src="/media/gone.mp4"></video>`)
 })
@@ -103,6 +104,12 @@ describe("audio and video", () => {
     expect(video.streams.map((s) => s.codec_type).sort()).toEqual(["audio", "video"])
     expect(video.duration).toBeGreaterThan(0.8)
     expect(probe((await read(data.audio!)).bytes).streams.map((s) => s.codec_name)).toEqual(["mp3"])
+  })
+
+  it("reads a playlist served with no extension and no type by its first bytes", async () => {
+    const data = await media("/sniffed", ["video"])
+    expect(data.warning).toBeUndefined()
+    expect(probe((await read(data.video!)).bytes).streams.map((s) => s.codec_type).sort()).toEqual(["audio", "video"])
   })
 
   it("saves a DASH manifest named by JSON-LD, muxing its video and audio sets", async () => {

@@ -359,6 +359,14 @@ export const catalogCases = (backend: BackendName) => {
       expect(none.body.data.tools).toEqual([])
       const without = await post(deployment.server, key, { url: `${siteUrl}/plain` })
       expect(without.body.data.tools).toBeUndefined()
+      // Streamed (NDJSON): the tools come with the `done` event.
+      const streamed = await fetch(`${deployment.server.url}/v2/scrape`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/x-ndjson" },
+        body: JSON.stringify({ url: `${siteUrl}/sitemap.xml`, domainTools: true })
+      })
+      const events = (await streamed.text()).trim().split("\n").map((line) => JSON.parse(line))
+      expect(events.at(-1)).toMatchObject({ type: "done", data: { tools: [expect.objectContaining({ id: "sitemap/urls" })] } })
     })
   })
 }

@@ -49,7 +49,13 @@ export const ErrorCodes = {
   requestUnresolved: "request_unresolved",
   billingUnavailable: "billing_unavailable",
   /** Ours, beyond the contract: a document over a size, nesting or cell budget. */
-  documentTooComplex: "DOCUMENT_TOO_COMPLEX"
+  documentTooComplex: "DOCUMENT_TOO_COMPLEX",
+  /** Ours: the team's catalog access is off (`strata teams set T --catalog off`). */
+  catalogNotEnabled: "CATALOG_NOT_ENABLED",
+  /** Ours: catalog tools and domainTools under zero data retention. */
+  catalogZdrUnsupported: "CATALOG_ZDR_UNSUPPORTED",
+  /** Ours: the accepted provider terms could not be read from the store. */
+  termsUnavailable: "TERMS_UNAVAILABLE"
 } as const
 
 export interface ErrorStatus {
@@ -80,7 +86,7 @@ export const scrapeErrorStatuses: ReadonlyArray<ErrorStatus> = [
     status: 403,
     description: "Catalog or domainTools not enabled, zero data retention on, or third-party terms not accepted.",
     body: "error",
-    codes: [ErrorCodes.thirdPartyTermsRequired]
+    codes: [ErrorCodes.thirdPartyTermsRequired, ErrorCodes.catalogNotEnabled, ErrorCodes.catalogZdrUnsupported]
   },
   {
     status: 404,
@@ -94,9 +100,9 @@ export const scrapeErrorStatuses: ReadonlyArray<ErrorStatus> = [
   { status: 500, description: "Unexpected server error.", body: "error", codes: [ErrorCodes.unknownError] },
   {
     status: 503,
-    description: "In-flight catalog result unknown, or billing unavailable.",
+    description: "In-flight catalog result unknown, billing unavailable, or accepted provider terms unreadable.",
     body: "error",
-    codes: [ErrorCodes.requestUnresolved, ErrorCodes.billingUnavailable]
+    codes: [ErrorCodes.requestUnresolved, ErrorCodes.billingUnavailable, ErrorCodes.termsUnavailable]
   }
 ]
 

@@ -32,6 +32,7 @@ let modelUrl = ""
 /** What the fake model answers to an extraction, and how many it was asked. */
 let modelAnswer = "{}"
 let modelCalls = 0
+let visits = 0
 
 const listen = async (server: Server) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -49,6 +50,12 @@ describe(`changeTracking on ${name}`, () => {
   beforeAll(async () => {
     site = createServer((request, response) => {
       const path = (request.url ?? "/").split("?")[0]!.replace(/\/+$/, "") || "/"
+      // A page whose text says which request made it.
+      if (path === "/counter") {
+        visits++
+        return void response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+          .end(`<html><body><main><h1>Counter</h1><p>Visit number ${visits}.</p></main></body></html>`)
+      }
       const page = pages.get(path)
       if (page === undefined) return void response.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not Found</h1></body></html>")
       response.writeHead(page.status, { "content-type": "text/html; charset=utf-8" }).end(page.html)
@@ -225,6 +232,19 @@ describe(`changeTracking on ${name}`, () => {
     expect(same.body.data.changeTracking.json).toEqual({ headline: { previous: "Harbour opens Tuesday", current: "Harbour opens Tuesday" } })
     expect(same.body.data.warning ?? "").not.toContain("extracted offline")
     expect(modelCalls - before).toBe(2)
+  })
+
+  it("concurrent scrapes of one page form one history: one new, each other compared with exactly one before it", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => scrape("/counter", gitDiff)))
+    const tracking = answers.map((answer) => answer.body.data.changeTracking)
+    expect(tracking.filter((t) => t.changeStatus === "new")).toHaveLength(1)
+    expect(tracking.filter((t) => t.changeStatus === "changed")).toHaveLength(7)
+    const visitIn = (line: string | undefined) => Number(/Visit number (\d+)/.exec(line ?? "")?.[1])
+    const removedLines = tracking.filter((t) => t.diff !== undefined).map((t) => visitIn(t.diff.split("\n").find((l: string) => l.startsWith("-Visit"))))
+    const shown = answers.map((answer) => visitIn(answer.body.data.markdown))
+    // Each diff takes away a visit some other answer showed, and no visit is taken away twice.
+    expect(new Set(removedLines).size).toBe(7)
+    for (const visit of removedLines) expect(shown).toContain(visit)
   })
 
   it("zero data retention writes nothing: asked for, or the team's setting", async () => {

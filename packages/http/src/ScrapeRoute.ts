@@ -71,6 +71,8 @@ export const scrapeRoute = Effect.gen(function*() {
   // Validation and the option gate run before anything streams, so their errors keep their HTTP status.
   const streaming = wantsNdjson(request.headers.accept)
   return yield* validateScrapeRequest(body).pipe(
+    // Back on the decoded request, so that an x-request-id reused with and without it is two requests.
+    Effect.map((scrape) => (tools._tag === "Listed" ? { ...scrape, domainTools: true } : scrape)),
     // A team with zero data retention: its requests run as if each asked for it (no cache row).
     Effect.map((scrape) => (context.team?.zdr === true ? { ...scrape, zeroDataRetention: true, storeInCache: false } : scrape)),
     Effect.flatMap((scrape) => {

@@ -359,6 +359,12 @@ export const catalogCases = (backend: BackendName) => {
       expect(none.body.data.tools).toEqual([])
       const without = await post(deployment.server, key, { url: `${siteUrl}/plain` })
       expect(without.body.data.tools).toBeUndefined()
+      // An x-request-id reused with domainTools toggled is another request.
+      const once = await post(deployment.server, key, { url: `${siteUrl}/plain`, domainTools: true }, { "x-request-id": "tools-1" })
+      expect(once.status).toBe(200)
+      const toggled = await post(deployment.server, key, { url: `${siteUrl}/plain` }, { "x-request-id": "tools-1" })
+      expect(toggled.status).toBe(409)
+      expect(toggled.body.code).toBe("duplicate_request")
       // Streamed (NDJSON): the tools come with the `done` event.
       const streamed = await fetch(`${deployment.server.url}/v2/scrape`, {
         method: "POST",

@@ -7,6 +7,7 @@
 import type { BlockStructure } from "@strata/core"
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import { isTocEntry, LIST_MARKER, TOC_LEADER } from "./Paragraphs.ts"
+import { headerRowsOf } from "./HeaderLevels.ts"
 
 const LIGATURES = /[\ufb00-\ufb06]/g
 
@@ -103,7 +104,7 @@ export const blockStructure = (block: LayoutBlock, vocabulary?: ReadonlySet<stri
   switch (block.kind) {
     case "table":
       return block.table !== undefined
-        ? { table: { ...block.table, headerRows: 1, cellText: "plain" } }
+        ? { table: { ...block.table, headerRows: headerRowsOf(block.table), cellText: "plain" } }
         : { text: plain(block, vocabulary) }
     case "code":
       return code(block)

@@ -9,6 +9,7 @@ import { blockOf, type LayoutBlock } from "./LayoutBlock.ts"
 import { joinRuns, type Line } from "./Lines.ts"
 import type { Rule } from "./PageContent.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
+import { nestHeader, withHeader } from "./HeaderLevels.ts"
 import type { TextRun } from "./PageContent.ts"
 
 const SNAP = 2.5
@@ -242,6 +243,55 @@ const frames = (h: ReadonlyArray<Rule>, v: ReadonlyArray<Rule>): Array<{ h: Arra
   return [...groups.values()]
 }
 
+/**
+ * Where a header of two or more lines of text ends: the first rule across the frame below its top
+ * with text on both sides and no line cut by it.
+ */
+const headerClose = (inFrame: ReadonlyArray<Line>, frame: { h: ReadonlyArray<Rule> }, box: Box): number | undefined => {
+  const width = box.x1 - box.x0
+  const close = frame.h.filter((r) => r.x1 - r.x0 >= 0.8 * width && r.y0 > box.top + SNAP).sort((a, b) => a.y0 - b.y0)[0]
+  if (close === undefined) return undefined
+  const header = inFrame.filter((l) => (l.top + l.bottom) / 2 < close.y0)
+  const baselines = new Set(header.map((l) => Math.round(l.baseline)))
+  if (baselines.size < 2 || header.some((l) => l.bottom > close.y0 + SNAP) || header.length === inFrame.length) return undefined
+  return close.y0
+}
+
+/**
+ * The grid with a multi-level header (HeaderLevels.ts), when the frame has a rule across it that
+ * closes a header of two or more lines of text; the rows above that rule are rebuilt from the text.
+ */
+const nestedHeader = (
+  inFrame: ReadonlyArray<Line>,
+  xs: ReadonlyArray<number>,
+  ys: ReadonlyArray<number>,
+  frame: { h: ReadonlyArray<Rule>; v: ReadonlyArray<Rule> },
+  box: Box,
+  grid: TableGrid,
+  withRules: boolean,
+  allH: ReadonlyArray<Rule>
+): TableGrid | undefined => {
+  if (grid.cols !== xs.length - 1) return undefined
+  const width = box.x1 - box.x0
+  const close = headerClose(inFrame, frame, box)
+  if (close === undefined) return undefined
+  const header = inFrame.filter((l) => (l.top + l.bottom) / 2 < close)
+  // The grid rows above the rule: rows with text whose lower boundary is at or above it.
+  let replaced = 0
+  for (let r = 0; r + 1 < ys.length && ys[r + 1] <= close + SNAP; r++) {
+    if (inFrame.some((l) => (l.top + l.bottom) / 2 > ys[r] && (l.top + l.bottom) / 2 < ys[r + 1])) replaced++
+  }
+  if (replaced === 0) return undefined
+  const ruled = withRules
+    ? (x: number, top: number, bottom: number) => frame.v.some((r) => Math.abs(r.x0 - x) <= SNAP && r.y0 <= top + 1 && r.y1 >= bottom - 1)
+    : undefined
+  // Short rules under group heads (booktabs' cmidrule) stand apart from the frame's own rules.
+  const partial = allH.filter((r) => r.x1 - r.x0 < 0.8 * width && r.y0 > box.top - SNAP && r.y0 < close && r.x0 >= box.x0 - SNAP && r.x1 <= box.x1 + SNAP)
+    .map((r) => ({ x0: r.x0, x1: r.x1, y: r.y0 }))
+  const nested = nestHeader(header, xs, ruled, partial)
+  return nested === undefined ? undefined : withHeader(grid, replaced, nested)
+}
+
 export const tableBlock = (lines: Array<Line>, grid: TableGrid): LayoutBlock => {
   const block = blockOf("table", lines)
   block.table = grid
@@ -277,7 +327,11 @@ export const ruledTables = (
       // Columns from the text: only for the "booktabs" shape (three or more rules across the frame).
       const across = frame.h.filter((r) => r.x1 - r.x0 >= 0.8 * (box.x1 - box.x0)).length
       if (across < 3) continue
-      const cuts = columnsFromText(inFrame)
+      // Under a header of two or more lines, columns come from the body: a group head ("Year Ended")
+      // bridges the gutter between the columns it heads.
+      const close = headerClose(inFrame, frame, box)
+      const body = close === undefined ? [] : inFrame.filter((l) => (l.top + l.bottom) / 2 > close)
+      const cuts = columnsFromText(body.length >= 2 ? body : inFrame)
       if (cuts.length === 0) continue
       xs = [box.x0, ...cuts, box.x1]
       textColumns = true
@@ -301,8 +355,9 @@ export const ruledTables = (
       }
       ys.push(box.bottom)
     }
-    const grid = buildGrid(inFrame, xs, ys, spans, textColumns)
+    let grid = buildGrid(inFrame, xs, ys, spans, textColumns)
     if (grid === undefined) continue
+    grid = nestedHeader(inFrame, xs, ys, frame, box, grid, vx.length >= 1, h) ?? grid
     // An empty column means the columns were guessed wrong.
     const usedCols = new Set(grid.cells.filter((c) => c.text.length > 0).map((c) => c.col))
     if (usedCols.size < 2) continue

@@ -1,0 +1,99 @@
+/**
+ * Table-cell neighbour accuracy against the tables of Docling's JSON (a peer's table model, not
+ * truth). Each table gives adjacency pairs: a cell and the nearest non-empty cell to its right
+ * (from the slot after its last column, on its first row) and below it (from the slot under its
+ * last row, in its first column), spans included, so a header that spans its columns pairs with the
+ * first sub-header under it. Pairs are text pairs (letters and digits only, lower-cased), pooled
+ * per page; precision, recall and F1 over the multisets. Prints one JSON line.
+ *
+ *   node -C @strata/source bench/pdf/TableNeighbours.ts
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { Effect, Stream } from "effect"
+import { pdfReader } from "../../packages/pdf/src/index.ts"
+import { multisetScore } from "../lib/MultisetF1.ts"
+
+const dir = fileURLToPath(new URL("../../../shared/corpus/docling/pdf/", import.meta.url))
+
+interface Cell { readonly row: number; readonly col: number; readonly rowSpan: number; readonly colSpan: number; readonly text: string }
+interface Grid { readonly rows: number; readonly cols: number; readonly cells: ReadonlyArray<Cell> }
+
+const norm = (s: string) => s.normalize("NFKC").toLowerCase().replace(/<[^>]+>/g, " ").replace(/[^\p{L}\p{N}]/gu, "")
+
+/** Adjacency pairs of a grid: right and below neighbours, skipping empty slots. */
+export const neighbourPairs = (grid: Grid): Array<string> => {
+  const slot: Array<Cell | undefined> = Array.from({ length: grid.rows * grid.cols }, () => undefined)
+  for (const c of grid.cells) {
+    for (let r = c.row; r < Math.min(grid.rows, c.row + c.rowSpan); r++) {
+      for (let k = c.col; k < Math.min(grid.cols, c.col + c.colSpan); k++) slot[r * grid.cols + k] = c
+    }
+  }
+  const pairs: Array<string> = []
+  for (const c of grid.cells) {
+    const text = norm(c.text)
+    if (text.length === 0) continue
+    for (let k = c.col + c.colSpan; k < grid.cols; k++) {
+      const n = slot[c.row * grid.cols + k]
+      if (n !== undefined && n !== c && norm(n.text).length > 0) { pairs.push(`${text}\u0000R\u0000${norm(n.text)}`); break }
+    }
+    for (let r = c.row + c.rowSpan; r < grid.rows; r++) {
+      const n = slot[r * grid.cols + c.col]
+      if (n !== undefined && n !== c && norm(n.text).length > 0) { pairs.push(`${text}\u0000D\u0000${norm(n.text)}`); break }
+    }
+  }
+  return pairs
+}
+
+interface DoclingTable {
+  readonly prov: ReadonlyArray<{ page_no: number }>
+  readonly data: {
+    readonly num_rows: number
+    readonly num_cols: number
+    readonly table_cells: ReadonlyArray<{ start_row_offset_idx: number; end_row_offset_idx: number; start_col_offset_idx: number; end_col_offset_idx: number; text: string }>
+  }
+}
+
+const referenceGrid = (table: DoclingTable): Grid => ({
+  rows: table.data.num_rows,
+  cols: table.data.num_cols,
+  cells: table.data.table_cells.map((c) => ({
+    row: c.start_row_offset_idx, col: c.start_col_offset_idx,
+    rowSpan: c.end_row_offset_idx - c.start_row_offset_idx, colSpan: c.end_col_offset_idx - c.start_col_offset_idx, text: c.text
+  }))
+})
+
+const files = readdirSync(dir).filter((f) => f.endsWith(".pdf")).sort()
+
+const perFile: Record<string, { reference: number; ours: number; matched: number }> = {}
+for (const name of files) {
+  const json = JSON.parse(readFileSync(`${dir}${name}.json`, "utf8")) as { tables?: ReadonlyArray<DoclingTable> }
+  const tables = json.tables ?? []
+  if (tables.length === 0) continue
+  const pages = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const result = yield* pdfReader.read({ bytes: new Uint8Array(readFileSync(dir + name)), format: "pdf", options: { mode: "fast", deadline: Date.now() + 60_000 } })
+    return yield* Stream.runCollect(result.pages)
+  })))
+  const file = { reference: 0, ours: 0, matched: 0 }
+  for (const page of pages) {
+    const mine = page.blocks.flatMap((b) => (b.table !== undefined ? neighbourPairs({ ...b.table, cells: b.table.cells.map((c) => ({ ...c, rowSpan: c.rowSpan ?? 1, colSpan: c.colSpan ?? 1 })) }) : []))
+    const theirs = tables.filter((t) => t.prov[0]?.page_no === page.pageNumber).flatMap((t) => neighbourPairs(referenceGrid(t)))
+    if (theirs.length === 0 && mine.length === 0) continue
+    const score = multisetScore(mine, theirs)
+    file.reference += theirs.length
+    file.ours += mine.length
+    file.matched += Math.round(score.recall * theirs.length)
+  }
+  perFile[name] = file
+}
+const matched = Object.values(perFile).reduce((n, f) => n + f.matched, 0)
+const oursN = Object.values(perFile).reduce((n, f) => n + f.ours, 0)
+const refN = Object.values(perFile).reduce((n, f) => n + f.reference, 0)
+const round = (n: number) => Math.round(n * 1000) / 1000
+const precision = oursN > 0 ? matched / oursN : 0
+const recall = refN > 0 ? matched / refN : 0
+process.stdout.write(JSON.stringify({
+  reference: refN, ours: oursN, matched,
+  precision: round(precision), recall: round(recall), f1: round(precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0),
+  perFile
+}) + "\n")

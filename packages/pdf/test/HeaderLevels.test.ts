@@ -1,0 +1,77 @@
+/**
+ * Tables whose column headers have levels: a group head over several columns becomes a cell with
+ * `colspan` in an HTML table (the markdown keeps the relation between a value and its heads), the
+ * headers beside it span the header rows, and a header wrapped over two lines stays one cell. Built
+ * as real PDFs: a booktabs table (rules across, a short rule under the group head) and a table with
+ * vertical rules that stop under the group head.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { LOREM, makePdf } from "./helpers/MakePdf.ts"
+import { readAll } from "./helpers/ReadAll.ts"
+
+const tableOf = (pages: ReadonlyArray<{ blocks: ReadonlyArray<{ kind: string; table?: unknown; content: string }> }>) =>
+  pages.flatMap((p) => p.blocks).find((b) => b.kind === "table")
+
+describe("multi-level table headers", () => {
+  it.effect("booktabs: 'Year Ended' over two year columns, a header wrapped over two lines", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        c.paragraph(72, 60, 460, LOREM)
+        const xs = [76, 200, 330, 420]
+        c.line(72, 200, 480, 200)
+        c.text(xs[0], 206, "Operating", 10)
+        c.text(352, 206, "Year Ended", 10)
+        c.line(320, 220, 480, 220)
+        c.text(xs[0], 224, "segment", 10)
+        c.text(xs[1], 224, "Units", 10)
+        c.text(xs[2], 224, "2023", 10)
+        c.text(xs[3], 224, "2022", 10)
+        c.line(72, 240, 480, 240)
+        const rows = [["Widgets", "12", "1,200", "1,100"], ["Gadgets", "7", "800", "760"], ["Gizmos", "3", "300", "280"]]
+        rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k], 246 + r * 16, cell, 10)))
+        c.line(72, 246 + rows.length * 16 + 2, 480, 246 + rows.length * 16 + 2)
+      })))
+      const { pages, markdown } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.include(table!.content, "<table>")
+      assert.include(table!.content, `<th colspan="2">Year Ended</th>`)
+      assert.include(table!.content, `<th rowspan="2">Operating segment</th>`)
+      assert.include(table!.content, `<th rowspan="2">Units</th>`)
+      // The year columns stay apart under their head, and every body row keeps four cells.
+      assert.match(table!.content, /<t[dh]>2023<\/t[dh]><t[dh]>2022<\/t[dh]>/)
+      assert.include(table!.content, "<tr><td>Gadgets</td><td>7</td><td>800</td><td>760</td></tr>")
+      assert.strictEqual((table!.table as { headerRows: number }).headerRows, 2)
+      assert.include(markdown, `<th colspan="2">Year Ended</th>`)
+    }))
+
+  it.effect("vertical rules that stop under a group head make it span its columns", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 160, 230, 300, 370]
+        const top = 100, mid = 118, head = 136
+        const rows = [["OTSL", "0.965", "0.934", "0.955"], ["HTML", "0.969", "0.927", "0.955"], ["Both", "0.952", "0.909", "0.938"]]
+        const bottom = head + rows.length * 18
+        // No rules between the body rows: the rows come from the text, as in most papers' tables.
+        for (const y of [top, head, bottom]) c.line(xs[0], y, xs[4], y)
+        c.line(xs[1], mid, xs[4], mid)
+        // The outer rules and the one after the first column run the whole height; the others start under the head.
+        for (const x of [xs[0], xs[1], xs[4]]) c.line(x, top, x, bottom)
+        for (const x of [xs[2], xs[3]]) c.line(x, mid, x, bottom)
+        c.text(xs[0] + 4, 112, "Language", 10)
+        c.text(222, 104, "TEDs", 10)
+        c.text(xs[1] + 4, 122, "simple", 10)
+        c.text(xs[2] + 4, 122, "complex", 10)
+        c.text(xs[3] + 4, 122, "all", 10)
+        rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k] + 4, head + r * 18 + 4, cell, 10)))
+      })))
+      const { pages } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.include(table!.content, `<th colspan="3">TEDs</th>`)
+      assert.include(table!.content, `<th rowspan="2">Language</th>`)
+      assert.match(table!.content, /<t[dh]>simple<\/t[dh]><t[dh]>complex<\/t[dh]><t[dh]>all<\/t[dh]>/)
+      assert.include(table!.content, "<tr><td>HTML</td><td>0.969</td><td>0.927</td><td>0.955</td></tr>")
+    }))
+})

@@ -3,7 +3,8 @@
  * `serve`. It runs the same pipeline as the server, in-process, and prints markdown (or the
  * whole `data` as JSON); a batch writes one file per document (see Batch.ts). `keys` and `teams`
  * manage accounts in the server's store (Accounts.ts); `catalog` records the provider terms an
- * administrator accepts (CatalogTerms.ts).
+ * administrator accepts (CatalogTerms.ts). `parse ... --queue`, `worker` and `runs` spread a batch
+ * over a fleet of worker processes on a shared Postgres (Fleet.ts).
  */
 import { readFile, stat } from "node:fs/promises"
 import { basename } from "node:path"
@@ -18,6 +19,9 @@ export const USAGE = `Usage:
                         [--page-markers] [--pages] [--blocks] [--max-pages N] [--mode fast|auto|ocr]
   strata parse <file>   (the same options, for a local document)
   strata parse <dir|glob|file>... --out <dir> [--concurrency N] [--force]   (the same options, for each document)
+  strata parse <dir|glob|@list-file>... --out <dir> --queue [--wait]   record a corpus run and queue it for workers
+  strata worker [--slots N]   convert queued documents, N at once (default: one per core), until SIGTERM
+  strata runs show <run id> [--json] [--watch]   a corpus run's progress, throughput, ETA and failures
   strata serve          start the HTTP server (HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR, STRATA_DATABASE_URL)
   strata keys create --team <team> | keys revoke <key id> | keys list --team <team>
   strata teams set <team> [--credits N] [--rate-limit R] [--concurrency C] [--zdr on|off] [--catalog on|off] [--audit <sink>]
@@ -32,6 +36,11 @@ Batch: a directory is walked recursively for supported documents (.pdf .docx .do
 .json with the whole data under --json). --concurrency: documents in flight (default ${defaultConcurrency()}).
 A rerun skips documents whose outputs are newer than the input (--force converts them again).
 Failures are listed in <out>/${FAILURES_FILE}, one JSON line each, and do not stop the run.
+
+Fleet (--queue, worker, runs need STRATA_DATABASE_URL): a queued run is converted by any number of
+strata worker processes that see the same input and output paths. Running the same command again
+resumes it: finished documents are skipped and failed ones are sent again. An @list-file names
+one file, directory or glob a line.
 
 Exit codes: 0 success (in a batch: every document converted or skipped), 1 failure (in a batch:
 at least one document failed), 2 usage error.`
@@ -90,6 +99,9 @@ const flags = {
   out: { type: "string" },
   concurrency: { type: "string" },
   force: { type: "boolean" },
+  queue: { type: "boolean" },
+  wait: { type: "boolean" },
+  slots: { type: "string" },
   help: { type: "boolean", short: "h" }
 } as const
 
@@ -111,6 +123,17 @@ const batch = async (targets: ReadonlyArray<string>, values: Values, io: Io): Pr
   if (out === undefined) {
     io.err(`strata: --out <dir> is needed for a directory, a glob or several files\n\n${USAGE}`)
     return 2
+  }
+  if (values.queue === true) {
+    const { queuedParse } = await import("./Fleet.ts")
+    return queuedParse({
+      targets,
+      out,
+      options: optionsFromFlags(values, true),
+      json: values.json === true,
+      formats: list(values.formats as string | undefined),
+      wait: values.wait === true
+    }, io)
   }
   const concurrency = values.concurrency === undefined ? defaultConcurrency() : Number(values.concurrency)
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -142,6 +165,10 @@ const batch = async (targets: ReadonlyArray<string>, values: Values, io: Io): Pr
 
 /** Runs one command line; resolves to the process exit code. */
 export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
+  if (argv[0] === "runs") {
+    const { runsCommand } = await import("./Fleet.ts")
+    return runsCommand(argv.slice(1), io)
+  }
   if (argv[0] === "keys" || argv[0] === "teams") {
     const { accounts, ACCOUNTS_USAGE } = await import("./Accounts.ts")
     if (argv.length === 1) {
@@ -180,11 +207,20 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
     await serveFromEnv()
     return 0
   }
+  if (command === "worker") {
+    const { defaultSlots, workerCommand } = await import("./Fleet.ts")
+    const slots = parsed.values.slots === undefined ? defaultSlots() : Number(parsed.values.slots)
+    if (!Number.isInteger(slots) || slots < 1) {
+      io.err(`strata: --slots takes a whole number of at least 1\n\n${USAGE}`)
+      return 2
+    }
+    return workerCommand(slots, io)
+  }
   if ((command !== "scrape" && command !== "parse") || target === undefined) {
     io.err(USAGE)
     return 2
   }
-  if (command === "parse" && (await isBatch(targets, parsed.values))) return batch(targets, parsed.values, io)
+  if (command === "parse" && (parsed.values.queue === true || (await isBatch(targets, parsed.values)))) return batch(targets, parsed.values, io)
   const strata = await import("strata")
   try {
     const options = optionsFromFlags(parsed.values, command === "parse")

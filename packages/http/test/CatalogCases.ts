@@ -7,7 +7,7 @@
  * built-in providers, the server gets one operator provider (`tides`) that declares terms and
  * charges per record, registered the way any operator's would be.
  */
-import { CatalogRegistry, Store, type TeamSettings, tool } from "@strata/core"
+import { CatalogRegistry, CatalogResponse, DiscoveredTool, Store, type TeamSettings, tool } from "@strata/core"
 import { layerPg, layerSqlite, sqliteFileIn } from "@strata/store"
 import { Effect, type Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { createServer, type Server } from "node:http"
@@ -210,6 +210,7 @@ export const catalogCases = (backend: BackendName) => {
       expect(failed).toMatchObject({ provider: "web", capability: "scrape", creditsCost: 0, error: { code: "UPSTREAM_FAILED", status: 502 } })
       expect(parsed).toMatchObject({ creditsCost: 2, records: 2, data: { numPages: 2 } })
       expect(parsed.data.markdown, JSON.stringify(parsed)).toContain("Urchins grazed the southern pools")
+      Schema.decodeUnknownSync(CatalogResponse)(answer.body, { onExcessProperty: "error" })
       // 1 + 1 + 1 + 0 + 2 (a page each)
       expect(answer.body.data.creditsCost).toBe(5)
       expect(await balanceOf(deployment, "runner")).toBe(15)
@@ -353,6 +354,8 @@ export const catalogCases = (backend: BackendName) => {
           response: expect.objectContaining({ key: "urls", about: expect.any(String), fields: expect.any(Array) })
         })
       ])
+      // Exactly the contract's shape (DiscoveredTool, no other keys).
+      Schema.decodeUnknownSync(Schema.Array(DiscoveredTool))(matching.body.data.tools, { onExcessProperty: "error" })
       // Free: the scrape costs what it costs without it.
       expect(matching.body.data.metadata.creditsUsed).toBe(1)
       const none = await post(deployment.server, key, { url: `${siteUrl}/plain`, domainTools: true })

@@ -7,6 +7,7 @@
  * registry itself (`CatalogRegistry.layer`) starts empty.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import type { DiscoveredTool } from "../contract/Catalog.ts"
 import type { CatalogProvider, CatalogTool } from "./CatalogTool.ts"
 import { matchesUrl, toolContract } from "./CatalogTool.ts"
 
@@ -38,7 +39,7 @@ export class CatalogRegistry extends Context.Service<CatalogRegistry, {
   /** Registers a provider built from services (the pipeline, the fetcher, the registry itself). */
   static readonly providerEffect = <E, R>(
     build: Effect.Effect<CatalogProvider, E, R>
-  ): Layer.Layer<never, E, CatalogRegistry | Exclude<R, never>> =>
+  ): Layer.Layer<never, E, CatalogRegistry | R> =>
     Layer.effectDiscard(Effect.gen(function*() {
       const provider = yield* build
       const registry = yield* CatalogRegistry
@@ -99,6 +100,20 @@ export const make = (): CatalogRegistry["Service"] => {
  */
 export const domainToolsFor = (registry: CatalogRegistry["Service"], urls: ReadonlyArray<string>) =>
   Effect.map(registry.matching([...new Set(urls)]), (entries) =>
-    entries.map((entry) =>
-      toolContract(entry.provider, entry.tool, { options: true, response: true, matchedBy: ["domain"], matchedUrls: entry.urls })
-    ))
+    entries.map((entry): DiscoveredTool => {
+      const contract = toolContract(entry.provider, entry.tool, { options: true, response: true, matchedBy: ["domain"], matchedUrls: entry.urls })
+      // The contract's DiscoveredTool keys only (find-tools items carry more: category, patterns, terms).
+      return {
+        capability: contract.capability,
+        description: contract.description,
+        provider: contract.provider,
+        creditsCost: contract.creditsCost,
+        id: contract.id,
+        matchedBy: contract.matchedBy,
+        matchedUrls: contract.matchedUrls,
+        name: contract.name,
+        options: contract.options ?? [],
+        perRecord: contract.perRecord,
+        response: contract.response ?? { about: entry.tool.response.about, key: entry.tool.response.key, fields: [] }
+      }
+    }))

@@ -24,6 +24,12 @@ export const CatalogInput = Schema.Union([
   Schema.Array(CatalogCall).check(Schema.isBetweenLength(1, 10))
 ]).annotate({ identifier: "Catalog", message: "Expected a CatalogCall object or an array of 1 to 10 CatalogCall objects" })
 
+/** An option of a tool: its name and type, and what else the provider says of it (`required`, `description`, `enum`). */
+const ToolOption = Schema.StructWithRest(
+  Schema.Struct({ name: Schema.String, type: Schema.String }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
+
 export const DiscoveredTool = Schema.Struct({
   capability: Schema.String,
   description: Schema.String,
@@ -33,10 +39,11 @@ export const DiscoveredTool = Schema.Struct({
   matchedBy: Schema.Array(Schema.String),
   matchedUrls: Schema.Array(Schema.String),
   name: Schema.String,
-  options: Schema.Array(Schema.Struct({ name: Schema.String, type: Schema.String })),
+  options: Schema.Array(ToolOption),
   perRecord: Schema.Boolean,
   response: Schema.Struct({ about: Schema.String, fields: Schema.Array(JsonObject), key: Schema.String })
 }).annotate({ identifier: "DiscoveredTool" })
+export type DiscoveredTool = typeof DiscoveredTool.Type
 
 export const CatalogCallError = Schema.Struct({
   code: Schema.String,

@@ -89,11 +89,15 @@ const storeWith = (store: Option.Option<ArtifactStore["Service"]>) =>
 
 /** The `branding` format from the page's samples; null with a warning when there are none (a download, a failed script). */
 const brandingOf = (page: BrowserPage): { readonly value: ScrapeData["branding"]; readonly warning?: string } => {
-  if (page.branding === undefined) return { value: null, warning: "branding: the browser served a file, not a page, so there are no styles to sample" }
+  if (page.branding === undefined) {
+    return { value: null, warning: page.downloaded === true ? notAPage : "branding: the browser returned no style samples for this page" }
+  }
   if ("error" in page.branding) return { value: null, warning: `branding: the page's styles could not be sampled (${page.branding.error})` }
   const profile = brandingFromSamples(page.branding.samples)
   return profile === undefined ? { value: null, warning: "branding: the page returned malformed style samples" } : { value: profile }
 }
+
+const notAPage = "branding: the URL is a file, not a web page, so there are no styles to sample"
 
 const joinWarnings = (...warnings: ReadonlyArray<string | null | undefined>): string | undefined => {
   const present = warnings.filter((w): w is string => typeof w === "string" && w !== "")
@@ -137,10 +141,14 @@ export const withEngine = (
   outputs: EngineOutputs
 ): Effect.Effect<ScrapeData, ScrapeError> =>
   Effect.flatMap(withBrowser(data, served, request, outputs.artifacts), (data) =>
+    // A file the browser handed to the fetch engine (a PDF shown in Chromium's viewer) has no page to sample.
+    hasFormat(request, "branding") && data.branding === undefined
+      ? Effect.succeed({ ...data, branding: null, warning: joinWarnings(data.warning, notAPage) })
+      : Effect.succeed(data)).pipe(Effect.flatMap((data) =>
     !hasFormat(request, "audio") && !hasFormat(request, "video")
       ? Effect.succeed(data)
       // The request's own budget interrupts this sooner when less time is left.
-      : withMedia(outputs.media, data, { html: pageHtml(served), url: served.page?.url ?? served.input?.url ?? request.url }, request, Date.now() + request.timeout))
+      : withMedia(outputs.media, data, { html: pageHtml(served), url: served.page?.url ?? served.input?.url ?? request.url }, request, Date.now() + request.timeout)))
 
 const withBrowser = (
   data: ScrapeData,

@@ -31,6 +31,7 @@ let base = ""
 
 beforeAll(async () => {
   server = createServer((request, response) => {
+    if (request.url === "/data.json") return void response.writeHead(200, { "content-type": "application/json" }).end(`{"tide":"high"}`)
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
     response.end(request.url === "/app" ? shell : article)
   })
@@ -48,11 +49,12 @@ const browserDouble = (calls: Array<BrowserRequest>) =>
     render: (request) =>
       Effect.sync((): BrowserPage => {
         calls.push(request)
+        const json = request.url.endsWith(".json")
         return {
           url: request.url,
           status: 200,
-          headers: { "content-type": "text/html; charset=utf-8" },
-          contentType: "text/html",
+          headers: { "content-type": json ? "application/json" : "text/html; charset=utf-8" },
+          contentType: json ? "application/json" : "text/html",
           body: new TextEncoder().encode(`<html><body><main><h1>Rendered</h1><p>Rendered by the browser double.</p></main></body></html>`),
           outputs: request.actions.flatMap((action, index): Array<ActionOutput> =>
             action.type === "screenshot" ? [{ _tag: "Screenshot" as const, index, file: { bytes: png, contentType: "image/png" } }]
@@ -108,6 +110,22 @@ describe("engine choice", () => {
     expect(data.actions).toBeUndefined()
   })
 
+  it("sends branding to the browser, and answers null with a warning when the page gave no style samples", async () => {
+    const calls: Array<BrowserRequest> = []
+    const data = await scrape({ url: `${base}/article`, formats: ["markdown", "branding"] }, calls)
+    expect(calls[0]).toMatchObject({ branding: true })
+    expect(data.metadata?.engine).toBe("browser")
+    expect(data.branding).toBeNull()
+    expect(data.warning).toContain("branding: the browser returned no style samples")
+  })
+
+  it("answers branding null with a warning for a file the browser handed to the fetch engine", async () => {
+    const data = await scrape({ url: `${base}/data.json`, formats: ["markdown", "branding"] }, [])
+    expect(data.markdown).toContain("tide")
+    expect(data.branding).toBeNull()
+    expect(data.warning).toContain("branding: the URL is a file, not a web page")
+  })
+
   it("returns what the actions produced in action order, as data.actions", async () => {
     const calls: Array<BrowserRequest> = []
     const data = await scrape({
@@ -130,6 +148,7 @@ describe("engine choice", () => {
     for (const [request, option] of [
       [{ actions: [{ type: "wait", milliseconds: 10 }] }, "actions"],
       [{ formats: ["screenshot"] }, "formats: screenshot"],
+      [{ formats: ["branding"] }, "formats: branding"],
       [{ waitFor: 100 }, "waitFor"],
       [{ mobile: true }, "mobile"]
     ] as const) {

@@ -7,6 +7,7 @@
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
 import { buildGrid, columnsFromText, tableBlock, textRows } from "./Tables.ts"
+import { nestHeader, withHeader } from "./HeaderLevels.ts"
 
 /**
  * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
@@ -77,6 +78,8 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
   const rows = textRows(lines.filter((l) => !l.rotated))
   const tables: Array<LayoutBlock> = []
   const taken = new Set<Line>()
+  const top = (row: Array<Line>) => Math.min(...row.map((l) => l.top))
+  const bottom = (row: Array<Line>) => Math.max(...row.map((l) => l.bottom))
   const flush = (from: number, to: number) => {
     const candidate = rows.slice(from, to)
     if (candidate.length < 3) return
@@ -97,13 +100,34 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     }
     ys.push(Math.max(...candidate[candidate.length - 1].map((l) => l.bottom)))
     // Without rules only a well-filled grid is believed: labels scattered over a diagram also align.
-    const grid = buildGrid(all, [x0, ...cuts, x1], ys, undefined, true)
+    const xs = [x0, ...cuts, x1]
+    let grid = buildGrid(all, xs, ys, undefined, true)
     if (grid === undefined) return
+    // A group head ("Year Ended December 31,") stands alone on its row just above the table, over
+    // the columns it heads: with the table's first row it makes a header of two levels.
+    const above: Array<Line> = []
+    for (let i = from - 1, below = top(candidate[0]); i >= 0 && i >= from - 2; i--) {
+      const row = rows[i]
+      const size = row[0].size
+      if (below - bottom(row) > 1.2 * size || row.some((l) => taken.has(l) || l.x0 < x0 - size || l.x1 > x1 + size)) break
+      if (row.reduce((n, l) => n + l.text.length, 0) > 60 || row.every((l) => l.x1 <= xs[1])) break
+      above.unshift(...row)
+      below = top(row)
+    }
+    if (above.length > 0 && grid.cols === xs.length - 1) {
+      const nested = nestHeader([...above, ...candidate[0]], xs)
+      // Group heads stand over the value columns; a line reaching over the first column (the row
+      // labels) is the table's title, centred over it, not a head.
+      const title = nested?.cells.some((c) => c.colSpan > 1 && c.col === 0) ?? true
+      const merged = nested === undefined || title ? undefined : withHeader(grid, 1, nested)
+      if (merged !== undefined) {
+        grid = merged
+        all.unshift(...above)
+      }
+    }
     tables.push(tableBlock(all, grid))
     for (const l of all) taken.add(l)
   }
-  const top = (row: Array<Line>) => Math.min(...row.map((l) => l.top))
-  const bottom = (row: Array<Line>) => Math.max(...row.map((l) => l.bottom))
   let start = -1
   for (let i = 0; i <= rows.length; i++) {
     const row = rows[i]

@@ -74,4 +74,32 @@ describe("multi-level table headers", () => {
       assert.match(table!.content, /<t[dh]>simple<\/t[dh]><t[dh]>complex<\/t[dh]><t[dh]>all<\/t[dh]>/)
       assert.include(table!.content, "<tr><td>HTML</td><td>0.969</td><td>0.927</td><td>0.955</td></tr>")
     }))
+
+  it.effect("unruled: a head alone on its row over the year columns; a title over the whole table stays a paragraph", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 300, 400]
+        c.text(310, 100, "Year Ended December 31,", 10)
+        c.text(xs[0], 114, "(in millions)", 10)
+        c.text(xs[1] + 10, 114, "2023", 10)
+        c.text(xs[2] + 10, 114, "2022", 10)
+        const rows = [["Revenue", "1,200", "1,100"], ["Cost of sales", "700", "650"], ["Net income", "500", "450"]]
+        rows.forEach((row, r) => row.forEach((cell, k) => c.text(k === 0 ? xs[0] : xs[k] + 10, 128 + r * 14, cell, 10)))
+        // A second table under a title that runs over all its columns.
+        c.text(200, 300, "Widgets sold by town and year", 10)
+        c.text(xs[0], 314, "Town", 10)
+        c.text(xs[1] + 10, 314, "2023", 10)
+        c.text(xs[2] + 10, 314, "2022", 10)
+        const towns = [["Northfield", "112", "98"], ["Southby", "87", "90"], ["Eastwick", "45", "51"]]
+        towns.forEach((row, r) => row.forEach((cell, k) => c.text(k === 0 ? xs[0] : xs[k] + 10, 328 + r * 14, cell, 10)))
+      })))
+      const { pages, markdown } = yield* readAll(bytes)
+      const tables = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "table")
+      assert.strictEqual(tables.length, 2)
+      assert.include(tables[0].content, `<th colspan="2">Year Ended December 31,</th>`)
+      assert.include(tables[0].content, `<th rowspan="2">(in millions)</th>`)
+      assert.include(tables[0].content, "<tr><td>Cost of sales</td><td>700</td><td>650</td></tr>")
+      assert.notInclude(tables[1].content, "Widgets sold")
+      assert.include(markdown, "Widgets sold by town and year")
+    }))
 })

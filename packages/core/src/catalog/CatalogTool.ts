@@ -12,6 +12,7 @@
  */
 import { type Effect, JsonSchema, Schema } from "effect"
 import { URLPattern, type URLPatternInit } from "node:url"
+import { httpUrlProblem } from "../contract/Primitives.ts"
 
 /** Why a tool's call failed while it ran; the adapter turns the kind into a status and code. */
 export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
@@ -64,6 +65,10 @@ export interface CatalogProvider {
   readonly terms?: ProviderTerms | undefined
   readonly tools: ReadonlyArray<CatalogTool>
 }
+
+/** An http(s) URL option (the scrape's `url` rule), described in the tool's own words. */
+export const urlOption = (description: string) =>
+  Schema.String.annotate({ format: "uri", description }).check(Schema.makeFilter(httpUrlProblem))
 
 /** A declared tool with its options type checked where it is written. */
 export const tool = <O>(definition: CatalogTool<O>): CatalogTool => definition as CatalogTool

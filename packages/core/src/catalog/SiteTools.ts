@@ -11,10 +11,10 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { URLPattern } from "node:url"
-import { HttpUrl, IntBetween } from "../contract/Primitives.ts"
+import { IntBetween } from "../contract/Primitives.ts"
 import { Pipeline } from "../Pipeline.ts"
 import { CatalogRegistry } from "./CatalogRegistry.ts"
-import { type CatalogProvider, type ProviderTerms, tool, ToolFailed } from "./CatalogTool.ts"
+import { type CatalogProvider, type ProviderTerms, tool, ToolFailed, urlOption } from "./CatalogTool.ts"
 import { scrapeWith } from "./WebTools.ts"
 
 const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }
@@ -85,7 +85,7 @@ export const makeSitemapProvider = (pipeline: Pipeline["Service"]): CatalogProvi
       description: "The pages a sitemap lists with their last modification, or the sitemaps a sitemap index lists.",
       category: "sites",
       options: Schema.Struct({
-        url: HttpUrl.annotate({ description: "The sitemap's URL (…/sitemap.xml, …/sitemap_index.xml, …/wp-sitemap.xml)." }),
+        url: urlOption("The sitemap's URL (…/sitemap.xml, …/sitemap_index.xml, …/wp-sitemap.xml)."),
         limit: Schema.optionalKey(IntBetween(1, 50_000).annotate({ description: `At most this many entries (default ${defaultSitemapLimit}).` }))
       }),
       response: { about: "The entries of the sitemap.", key: "urls", schema: SitemapUrls },
@@ -142,7 +142,7 @@ export const makeWikipediaProvider = (pipeline: Pipeline["Service"]): CatalogPro
       name: "Wikipedia article",
       description: "A Wikipedia article's main text as markdown, with its licence and the attribution to give.",
       category: "sites",
-      options: Schema.Struct({ url: HttpUrl.annotate({ description: "The article's URL (https://<lang>.wikipedia.org/wiki/<title>)." }) }),
+      options: Schema.Struct({ url: urlOption("The article's URL (https://<lang>.wikipedia.org/wiki/<title>).") }),
       response: { about: "The article's markdown, licence and attribution.", key: "markdown", schema: WikipediaArticle },
       creditsCost: 1,
       perRecord: false,

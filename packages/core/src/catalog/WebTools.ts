@@ -8,11 +8,11 @@
 import { Effect, Schema } from "effect"
 import type { ScrapeData } from "../contract/index.ts"
 import { decodeScrapeRequest } from "../contract/Request.ts"
-import { HttpUrl, IntBetween } from "../contract/Primitives.ts"
+import { IntBetween } from "../contract/Primitives.ts"
 import { Pipeline } from "../Pipeline.ts"
 import type { ScrapeError } from "../ScrapeError.ts"
 import { CatalogRegistry } from "./CatalogRegistry.ts"
-import { type CatalogProvider, tool, ToolFailed, type ToolContext } from "./CatalogTool.ts"
+import { type CatalogProvider, tool, ToolFailed, type ToolContext, urlOption } from "./CatalogTool.ts"
 
 /** A pipeline failure as a failed call: what kind of failure, in the pipeline's own words. */
 export const toolFailure = (error: ScrapeError): ToolFailed => {
@@ -48,7 +48,7 @@ export const scrapeWith = (pipeline: Pipeline["Service"], body: Record<string, u
     Effect.mapError(toolFailure)
   )
 
-const Url = HttpUrl.annotate({ description: "The page's URL." })
+const Url = urlOption("The page's URL.")
 const PageOptions = {
   url: Url,
   onlyMainContent: Schema.optionalKey(Schema.Boolean.annotate({ description: "Drop header, navigation and footer (default true)." }))
@@ -139,7 +139,7 @@ export const makeWebProvider = (pipeline: Pipeline["Service"]): CatalogProvider 
       description: "A PDF, office document, spreadsheet or e-book at a URL, as markdown in reading order. Costs 1 credit per page.",
       category: "documents",
       options: Schema.Struct({
-        url: HttpUrl.annotate({ description: "The document's URL." }),
+        url: urlOption("The document's URL."),
         maxPages: Schema.optionalKey(IntBetween(1, 10_000).annotate({ description: "Read at most this many pages of a PDF." }))
       }),
       response: { about: "The document's markdown and its page count.", key: "markdown", schema: ParsedDocument },

@@ -1,8 +1,8 @@
 /**
  * What the `branding` format costs a browser render, on fixture pages served on loopback: each
  * page rendered by the engine without and with `branding: true`, interleaved (p50/p95 ms a page,
- * and the difference); the branding script alone in a loaded page (Playwright's evaluate, the
- * same Chromium); and core's profile from the samples. Pages: a light page that names its
+ * and the difference); the branding script alone in a loaded page (in its isolated world, as the
+ * engine runs it, the same Chromium); and core's profile from the samples. Pages: a light page that names its
  * colours, a dark page that paints them, a shop page, and a large page (3,000 paragraphs, 400
  * links, 60 buttons) that shows the per-kind caps at work.
  *
@@ -19,7 +19,7 @@ import { cpus, loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import { chromium } from "playwright-core"
 import { layer } from "../../packages/browser/src/index.ts"
-import { brandingScript } from "../../packages/browser/src/BrandingScript.ts"
+import { sampleBranding } from "../../packages/browser/src/BrandingScript.ts"
 
 const args = process.argv.slice(2)
 const runs = Number(args[args.indexOf("--runs") + 1] ?? 10) || 10
@@ -104,11 +104,11 @@ const browser = await chromium.launch({ executablePath: process.env.STRATA_CHROM
 for (const row of rows) {
   const page = await browser.newPage()
   await page.goto(`${site}/${row.page}`, { waitUntil: "load" })
-  await page.evaluate(brandingScript)
+  await sampleBranding(page)
   const samples: Array<number> = []
   for (let i = 0; i < runs; i++) {
     const t = performance.now()
-    await page.evaluate(brandingScript)
+    await sampleBranding(page)
     samples.push(performance.now() - t)
   }
   ;(row as { script: unknown }).script = stats(samples)

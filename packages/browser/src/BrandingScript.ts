@@ -1,11 +1,15 @@
 /**
  * The script the engine runs in a page for the `branding` format: it samples computed styles
  * and logo candidates into core's `BrandingSamples` (plain JSON; core decides the roles). A
- * string, not a function, so that no bundler's helpers end up in what the page evaluates. It
+ * string, not a function, so that no bundler's helpers end up in what the page evaluates. It runs
+ * in an isolated world (`sampleBranding`): the page's DOM, but not its globals, so a page that
+ * replaced `getComputedStyle` or a prototype cannot feed it false styles or stop it. It
  * waits for the page's fonts (at most 1 s), turns every CSS colour into sRGB through a 1-pixel
  * canvas (so `oklch()` and `color-mix()` read like `rgb()`), and caps each kind of element so a
  * huge page costs no more than a small one.
  */
+
+import type { Page } from "playwright-core"
 
 /** The most elements sampled per kind. */
 export const BRANDING_LIMITS = { text: 150, link: 60, button: 30, input: 10, code: 5, status: 20, surface: 60, logo: 30, variables: 300 } as const
@@ -202,3 +206,19 @@ export const brandingScript = `(async () => {
     favicon: icon ? abs(icon.getAttribute("href")) : null, ogImage: og ? abs(og) : null, logos
   }
 })()`
+
+/** Runs the branding script in an isolated world of the page's main frame; its JSON result, or an error. */
+export const sampleBranding = async (page: Page): Promise<unknown> => {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    const { frameTree } = await cdp.send("Page.getFrameTree")
+    const { executionContextId } = await cdp.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "strata-branding" })
+    const evaluated = await cdp.send("Runtime.evaluate", { expression: brandingScript, contextId: executionContextId, awaitPromise: true, returnByValue: true })
+    if (evaluated.exceptionDetails !== undefined) {
+      throw new Error(evaluated.exceptionDetails.exception?.description?.split("\n")[0] ?? evaluated.exceptionDetails.text)
+    }
+    return evaluated.result.value
+  } finally {
+    await cdp.detach().catch(() => undefined)
+  }
+}

@@ -34,7 +34,7 @@ import { readFile, stat } from "node:fs/promises"
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
-import { brandingScript } from "./BrandingScript.ts"
+import { sampleBranding } from "./BrandingScript.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
 import { makeInteractions, type OpenSession, type SessionOptions } from "./InteractSessions.ts"
@@ -340,7 +340,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         const shown = tabs.current.page
         // Sampled before the screenshot may resize the viewport; a script that fails is a warning, not a failed render.
         const branding = request.branding === true
-          ? yield* Effect.promise(() => (shown.evaluate(brandingScript) as Promise<unknown>).then((samples) => ({ samples }), (error: unknown) => ({ error: messageOf(error) })))
+          ? yield* Effect.promise(() => sampleBranding(shown).then((samples) => ({ samples }), (error: unknown) => ({ error: messageOf(error) })))
           : undefined
         const shot = request.screenshot === undefined ? undefined : yield* screenshot(shown, request.screenshot, run)
         // The main document's response; an action may navigate (a link clicked), and then it is the new document's.

@@ -81,7 +81,13 @@ const brandingOf = async (path: string): Promise<Branding> => {
 
 beforeAll(async () => {
   const image = (_q: unknown, r: import("node:http").ServerResponse) => void r.writeHead(200, { "content-type": "image/png" }).end(png)
-  site = await serve({ "/light": light, "/dark": dark, "/acme-mark.png": image, "/search.png": image, "/og.png": image, "/favicon.png": image })
+  // The light page with scripts that lie about styles and break the canvas: the isolated world never sees them.
+  const tampered = light.replace("</head>", `<script>
+    window.getComputedStyle = () => ({ color: "rgb(255, 0, 0)", backgroundColor: "rgb(255, 0, 0)", fontFamily: "Comic Sans MS" })
+    CanvasRenderingContext2D.prototype.getImageData = () => { while (true) {} }
+    Element.prototype.getBoundingClientRect = () => { throw new Error("no") }
+  </script></head>`)
+  site = await serve({ "/light": light, "/tampered": tampered, "/dark": dark, "/acme-mark.png": image, "/search.png": image, "/og.png": image, "/favicon.png": image })
   runtime = ManagedRuntime.make(layer({ concurrency: 1, policy: { allowPrivate: false, allowedOrigins: [site.url] } }) as Layer.Layer<BrowserEngine>)
 })
 
@@ -120,6 +126,12 @@ describe("branding", () => {
     })
     expect(b.images).toEqual({ logo: `${site.url}/acme-mark.png`, favicon: `${site.url}/favicon.png`, ogImage: `${site.url}/og.png` })
     expect(b.logo).toBe(`${site.url}/acme-mark.png`)
+  })
+
+  it("is not fooled by a page that replaces getComputedStyle and breaks the DOM's prototypes", async () => {
+    const b = await brandingOf("/tampered")
+    expect(b.colors).toMatchObject({ primary: "#1d4ed8", background: "#ffffff", textPrimary: "#111827", link: "#2563eb" })
+    expect(b.typography?.fontFamilies).toMatchObject({ primary: "Inter", heading: "Georgia" })
   })
 
   it("reads a dark page's palette from what it paints, an oklch colour and an inline SVG logo", async () => {

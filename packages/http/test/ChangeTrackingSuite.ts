@@ -247,7 +247,7 @@ describe(`changeTracking on ${name}`, () => {
     for (const visit of removedLines) expect(shown).toContain(visit)
   })
 
-  it("zero data retention writes nothing: asked for, or the team's setting", async () => {
+  it("zero data retention writes nothing: asked for, the team's setting, or lockdown", async () => {
     setPage("/secret", "<h1>Secret</h1><p>Nobody keeps this.</p>")
     const asked = await scrape("/secret", { ...gitDiff, zeroDataRetention: true })
     expect(asked.status).toBe(200)
@@ -256,7 +256,11 @@ describe(`changeTracking on ${name}`, () => {
     const team = await scrape("/secret", gitDiff, { key: keys.private })
     expect(team.body.data.changeTracking).toBeUndefined()
     expect(team.body.data.warning).toContain("not supported with zero data retention")
-    // Had either kept a snapshot, this would be "same".
+    // Lockdown counts as zero data retention, and change tracking never reads the cache: a cache miss, nothing kept.
+    const locked = await scrape("/secret", { ...gitDiff, lockdown: true })
+    expect(locked.status).toBe(404)
+    expect(locked.body).toMatchObject({ success: false, code: "SCRAPE_LOCKDOWN_CACHE_MISS" })
+    // Had any of them kept a snapshot, this would be "same".
     expect((await scrape("/secret", gitDiff)).body.data.changeTracking.changeStatus).toBe("new")
     const missing = await rows.runPromise(Effect.gen(function*() {
       const store = yield* Store

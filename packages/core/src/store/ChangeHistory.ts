@@ -81,83 +81,82 @@ const usageOf = (metadata: Readonly<Record<string, unknown>>, extractions: Reado
 }
 
 export const makeChangeHistory = (store: Store["Service"], extract: JsonExtractor) => {
-  const track = (input: TrackInput): Effect.Effect<ScrapeData> =>
-    Effect.gen(function*() {
-      const { data, request } = input
-      const format = trackingFormat(request.formats)
-      if (format === undefined) return data
-      if (request.zeroDataRetention) return withWarnings(data, [zdrWarning])
-      const status = typeof data.metadata?.statusCode === "number" ? data.metadata.statusCode : 200
-      const removed = isRemovedStatus(status)
-      const jsonMode = format.modes.includes("json")
-      const wanted: JsonWanted = { schema: format.schema, prompt: format.prompt }
-      const schemaKey = schemaKeyOf(wanted)
-      const url = typeof data.metadata?.url === "string" ? data.metadata.url : request.url
-      // redactPII: the HTML was not redacted, the markdown was; the values come from the markdown alone.
-      const html = request.redactPII === undefined ? input.html : undefined
-      const run = (effect: Effect.Effect<Derived>) => Effect.provideService(effect, RequestDeadline, input.deadline)
+  const track: (input: TrackInput) => Effect.Effect<ScrapeData> = Effect.fn("ChangeHistory.track")(function*(input: TrackInput) {
+    const { data, request } = input
+    const format = trackingFormat(request.formats)
+    if (format === undefined) return data
+    if (request.zeroDataRetention) return withWarnings(data, [zdrWarning])
+    const status = typeof data.metadata?.statusCode === "number" ? data.metadata.statusCode : 200
+    const removed = isRemovedStatus(status)
+    const jsonMode = format.modes.includes("json")
+    const wanted: JsonWanted = { schema: format.schema, prompt: format.prompt }
+    const schemaKey = schemaKeyOf(wanted)
+    const url = typeof data.metadata?.url === "string" ? data.metadata.url : request.url
+    // redactPII: the HTML was not redacted, the markdown was; the values come from the markdown alone.
+    const html = request.redactPII === undefined ? input.html : undefined
+    const run = (effect: Effect.Effect<Derived>) => Effect.provideService(effect, RequestDeadline, input.deadline)
 
-      const key = { teamId: yield* ChangeTrackingTeam, url: normalizeCacheUrl(request.url), tag: format.tag ?? "" }
+    const key = { teamId: yield* ChangeTrackingTeam, url: normalizeCacheUrl(request.url), tag: format.tag ?? "" }
 
-      const extractions: Array<Derived> = []
-      /** The values this scrape's snapshot keeps, and what extracted them. */
-      let values: PageSnapshot["json"] = undefined
-      if (jsonMode && !removed) {
-        // The page unchanged since the snapshot (normalised) has the snapshot's values: no second
-        // extraction (a model call) for a page that did not change. A failed peek only costs that.
-        const peeked = yield* Effect.result(store.changePeek(key))
-        const peek = peeked._tag === "Success" ? Option.getOrUndefined(peeked.success) : undefined
-        const unchanged = peek !== undefined && !peek.removed && peek.json?.schemaKey === schemaKey &&
-          comparable(peek.markdown) === comparable(input.markdown)
-        if (unchanged) values = peek.json
-        else {
-          const current = yield* run(extract({ markdown: input.markdown, html, url }, wanted))
-          extractions.push(current)
-          values = { schemaKey, values: current.fields.json ?? null, by: String(current.metadata.jsonBy ?? "structured-data") }
-        }
+    const extractions: Array<Derived> = []
+    /** The values this scrape's snapshot keeps, and what extracted them. */
+    let values: PageSnapshot["json"] = undefined
+    if (jsonMode && !removed) {
+      // The page unchanged since the snapshot (normalised) has the snapshot's values: no second
+      // extraction (a model call) for a page that did not change. A failed peek only costs that.
+      const peeked = yield* Effect.result(store.changePeek(key))
+      const peek = peeked._tag === "Success" ? Option.getOrUndefined(peeked.success) : undefined
+      const unchanged = peek !== undefined && !peek.removed && peek.json?.schemaKey === schemaKey &&
+        comparable(peek.markdown) === comparable(input.markdown)
+      if (unchanged) values = peek.json
+      else {
+        const current = yield* run(extract({ markdown: input.markdown, html, url }, wanted))
+        extractions.push(current)
+        values = { schemaKey, values: current.fields.json ?? null, by: String(current.metadata.jsonBy ?? "structured-data") }
       }
+    }
 
-      const next: PageSnapshot = { markdown: input.markdown, json: values, status, removed, scrapedAt: yield* Clock.currentTimeMillis }
-      const swapped = yield* Effect.result(store.changeSwap(key, next))
-      if (swapped._tag === "Failure") {
-        yield* Effect.logWarning("changeTracking: the history store failed").pipe(Effect.annotateLogs({ error: swapped.failure.message }))
-        return withWarnings(data, [`changeTracking: the page's history could not be read or written (${swapped.failure.message}); try again later`])
-      }
-      const previous = Option.getOrUndefined(swapped.success)
-      const changed = changeStatus(previous, { markdown: input.markdown, status })
-      const warnings: Array<string> = []
-      const result: { -readonly [K in keyof Tracked]: Tracked[K] } = {
-        changeStatus: changed,
-        previousScrapeAt: previous === undefined ? null : new Date(previous.scrapedAt).toISOString(),
-        visibility: "visible"
-      }
+    const next: PageSnapshot = { markdown: input.markdown, json: values, status, removed, scrapedAt: yield* Clock.currentTimeMillis }
+    const swapped = yield* Effect.result(store.changeSwap(key, next))
+    if (swapped._tag === "Failure") {
+      yield* Effect.logWarning("changeTracking: the history store failed").pipe(Effect.annotateLogs({ error: swapped.failure.message }))
+      return withWarnings(data, [`changeTracking: the page's history could not be read or written (${swapped.failure.message}); try again later`])
+    }
+    const previous = Option.getOrUndefined(swapped.success)
+    const changed = changeStatus(previous, { markdown: input.markdown, status })
+    const warnings: Array<string> = []
+    const result: { -readonly [K in keyof Tracked]: Tracked[K] } = {
+      changeStatus: changed,
+      previousScrapeAt: previous === undefined ? null : new Date(previous.scrapedAt).toISOString(),
+      visibility: "visible"
+    }
 
-      if (format.modes.includes("git-diff") && changed === "changed" && previous !== undefined) {
-        const diff = markdownDiff(previous.markdown, input.markdown)
-        result.diff = diff.text
-        if (diff.warning !== undefined) warnings.push(diff.warning)
-      }
+    if (format.modes.includes("git-diff") && changed === "changed" && previous !== undefined) {
+      const diff = markdownDiff(previous.markdown, input.markdown)
+      result.diff = diff.text
+      if (diff.warning !== undefined) warnings.push(diff.warning)
+    }
 
-      if (jsonMode) {
-        const kept = previous?.json?.schemaKey === schemaKey ? previous.json : undefined
-        let before: unknown = kept?.values ?? null
-        if (previous !== undefined && kept === undefined && previous.markdown.trim() !== "") {
-          // The snapshot was kept without values for this schema: they come from its markdown.
-          const earlier = yield* run(extract({ markdown: previous.markdown, url }, wanted))
-          extractions.push(earlier)
-          before = earlier.fields.json ?? null
-        }
-        // The same page (normalised) has the same values: a model's second reading of it is not a change.
-        const after = changed === "same" && kept !== undefined ? kept.values : values?.values ?? null
-        result.json = jsonChanges(format.schema, before, after)
-        warnings.push(...extractions.flatMap(ownWarnings))
-        const offline = [values?.by, kept?.by, ...extractions.map((d) => d.metadata.jsonBy)].some((by) => by !== undefined && by !== "model")
-        if (offline) warnings.push(offlineWarning)
+    if (jsonMode) {
+      const kept = previous?.json?.schemaKey === schemaKey ? previous.json : undefined
+      let before: unknown = kept?.values ?? null
+      if (previous !== undefined && kept === undefined && previous.markdown.trim() !== "") {
+        // The snapshot was kept without values for this schema: they come from its markdown.
+        const earlier = yield* run(extract({ markdown: previous.markdown, url }, wanted))
+        extractions.push(earlier)
+        before = earlier.fields.json ?? null
       }
+      // The same page (normalised) has the same values: a model's second reading of it is not a change.
+      const after = changed === "same" && kept !== undefined ? kept.values : values?.values ?? null
+      result.json = jsonChanges(format.schema, before, after)
+      warnings.push(...extractions.flatMap(ownWarnings))
+      const offline = [values?.by, kept?.by, ...extractions.map((d) => d.metadata.jsonBy)].some((by) => by !== undefined && by !== "model")
+      if (offline) warnings.push(offlineWarning)
+    }
 
-      const metadata = { ...data.metadata, ...usageOf(data.metadata ?? {}, extractions) }
-      return withWarnings({ ...data, metadata: metadata as ScrapeData["metadata"], changeTracking: result }, warnings)
-    })
+    const metadata = { ...data.metadata, ...usageOf(data.metadata ?? {}, extractions) }
+    return withWarnings({ ...data, metadata: metadata as ScrapeData["metadata"], changeTracking: result }, warnings)
+  })
 
   return { track }
 }

@@ -19,9 +19,21 @@ import { scrapeWith } from "./WebTools.ts"
 
 const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }
 
+/** The text with its CDATA sections unwrapped (by index: an unclosed one keeps the rest as it is). */
+const unwrapCdata = (text: string): string => {
+  let out = ""
+  let at = 0
+  for (let open = text.indexOf("<![CDATA[", at); open !== -1; open = text.indexOf("<![CDATA[", at)) {
+    const close = text.indexOf("]]>", open + 9)
+    if (close === -1) break
+    out += text.slice(at, open) + text.slice(open + 9, close)
+    at = close + 3
+  }
+  return out + text.slice(at)
+}
+
 const decodeXmlText = (text: string): string =>
-  text
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, "$1")
+  unwrapCdata(text)
     .replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (whole, name: string) => {
       if (name[0] !== "#") return entities[name.toLowerCase()] ?? whole
       const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10)
@@ -29,9 +41,16 @@ const decodeXmlText = (text: string): string =>
     })
     .trim()
 
+/** An element's start tag; its attributes are bounded so that a `<` without `>` costs little. */
+const startTag = (tag: string, flags: string) => new RegExp(`<(?:[\\w-]{1,64}:)?${tag}\\b[^>]{0,256}>`, flags)
+const endTag = (tag: string, flags: string) => new RegExp(`</(?:[\\w-]{1,64}:)?${tag}\\s*>`, flags)
+
 const childText = (block: string, tag: string): string | undefined => {
-  const match = new RegExp(`<(?:[\\w-]+:)?${tag}\\b[^>]*>([\\s\\S]*?)</(?:[\\w-]+:)?${tag}>`, "i").exec(block)
-  return match === null ? undefined : decodeXmlText(match[1])
+  const start = startTag(tag, "i").exec(block)
+  if (start === null) return undefined
+  const rest = block.slice(start.index + start[0].length)
+  const end = endTag(tag, "i").exec(rest)
+  return end === null ? undefined : decodeXmlText(rest.slice(0, end.index))
 }
 
 export interface SitemapEntry {
@@ -50,11 +69,19 @@ export const readSitemap = (xml: string): { readonly kind: "urlset" | "sitemapin
   const kind = root[1].toLowerCase() as "urlset" | "sitemapindex"
   const element = kind === "urlset" ? "url" : "sitemap"
   const entries: Array<SitemapEntry> = []
-  const blocks = new RegExp(`<(?:[\\w-]+:)?${element}\\b[^>]*>([\\s\\S]*?)</(?:[\\w-]+:)?${element}>`, "gi")
-  for (const match of xml.matchAll(blocks)) {
-    const loc = childText(match[1], "loc")
+  // One pass: each element's end is searched from its start, and a start without an end stops the
+  // scan (no later element can end either), so unclosed elements cost a single scan, not one each.
+  const opening = startTag(element, "gi")
+  const closing = endTag(element, "gi")
+  for (let start = opening.exec(xml); start !== null; start = opening.exec(xml)) {
+    closing.lastIndex = opening.lastIndex
+    const end = closing.exec(xml)
+    if (end === null) break
+    const block = xml.slice(opening.lastIndex, end.index)
+    opening.lastIndex = closing.lastIndex
+    const loc = childText(block, "loc")
     if (loc === undefined || loc === "") continue
-    const lastmod = childText(match[1], "lastmod")
+    const lastmod = childText(block, "lastmod")
     entries.push(lastmod === undefined ? { loc } : { loc, lastmod })
   }
   return { kind, entries }

@@ -1,4 +1,9 @@
-/** The sitemap reader: urlsets and indexes, namespace prefixes, entities and CDATA, and what is not a sitemap. */
+/**
+ * The sitemap reader: urlsets and indexes, namespace prefixes, entities and CDATA, what is not a
+ * sitemap, any text without throwing (property), and hostile inputs (elements that never close,
+ * tags that never end) read in one pass: a reader that rescanned per element would take minutes here.
+ */
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { readSitemap } from "../../src/catalog/index.ts"
 
@@ -23,5 +28,24 @@ describe("readSitemap", () => {
   it("says when the text is not a sitemap", () => {
     expect(readSitemap("<html><body>no</body></html>")).toBeUndefined()
     expect(readSitemap("")).toBeUndefined()
+  })
+
+  it("reads any text without throwing, and every entry it returns has a loc", () => {
+    const pieces = fc.constantFrom("<urlset>", "<url>", "</url>", "<loc>", "</loc>", "<lastmod>", "</lastmod>", "<![CDATA[", "]]>", "&amp;", "&#x41;", "<sm:url ", ">", "x")
+    fc.assert(fc.property(fc.array(fc.oneof(pieces, fc.string()), { maxLength: 60 }), (parts) => {
+      const read = readSitemap(parts.join(""))
+      for (const entry of read?.entries ?? []) expect(entry.loc.length).toBeGreaterThan(0)
+    }))
+  })
+
+  it("reads hostile sitemaps in one pass: unclosed elements, unterminated tags, unclosed CDATA", () => {
+    const unclosed = `<urlset>${"<url><loc>https://a.example/</loc>".repeat(50_000)}`
+    expect(readSitemap(unclosed)?.entries).toEqual([])
+    const unterminated = `<urlset>${"<url ".repeat(20_000)}`
+    expect(readSitemap(unterminated)?.entries).toEqual([])
+    const cdata = `<urlset><url><loc>${"<![CDATA[".repeat(100_000)}</loc></url></urlset>`
+    expect(readSitemap(cdata)?.entries).toHaveLength(1)
+    const closedLate = `<urlset>${"<url><loc>https://a.example/x</loc>".repeat(20_000)}</url></urlset>`
+    expect(readSitemap(closedLate)?.entries).toEqual([{ loc: "https://a.example/x" }])
   })
 })

@@ -9,7 +9,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { DiscoveredTool } from "../contract/Catalog.ts"
 import type { CatalogProvider, CatalogTool } from "./CatalogTool.ts"
-import { matchesUrl, toolContract } from "./CatalogTool.ts"
+import { checkPatterns, matchesUrl, toolContract } from "./CatalogTool.ts"
 
 /** A registered tool with the provider it belongs to. */
 export interface ToolEntry {
@@ -65,6 +65,8 @@ export const make = (): CatalogRegistry["Service"] => {
           return Effect.die(new Error(`Catalog provider "${provider.name}" declares "${entry.capability}" twice`))
         }
         capabilities.add(entry.capability)
+        const problem = checkPatterns(entry)
+        if (problem !== undefined) return Effect.die(new Error(`Catalog provider "${provider.name}": ${problem}`))
       }
       for (const name of [provider.name, ...(provider.aliases ?? [])]) names.set(name, provider)
       registered.push(provider)

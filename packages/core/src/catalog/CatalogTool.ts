@@ -133,6 +133,16 @@ const compiled = (entry: CatalogTool): ReadonlyArray<URLPattern> => {
   return patterns
 }
 
+/** Compiles a tool's URL patterns now: a pattern that is not one is an error in the provider's declaration. */
+export const checkPatterns = (entry: CatalogTool): string | undefined => {
+  try {
+    compiled(entry)
+    return undefined
+  } catch (error) {
+    return `Tool "${entry.capability}" declares a URL pattern that does not compile: ${(error as Error).message}`
+  }
+}
+
 /** Whether a site-bound tool applies to this URL (never for a tool without patterns, or a URL that is not one). */
 export const matchesUrl = (entry: CatalogTool, url: string): boolean => {
   if (!URL.canParse(url)) return false

@@ -9,6 +9,7 @@ import { Effect, Exit, Layer, Schema } from "effect"
 import fc from "fast-check"
 import {
   CatalogRegistry,
+  type CatalogTool,
   checkTerms,
   domainToolsFor,
   findTools,
@@ -29,29 +30,31 @@ const noPipeline = Layer.succeed(Pipeline, Pipeline.of({
 }))
 
 let runs = 0
+const countTool = {
+  capability: "count",
+  name: "Count",
+  description: "Counts to n, one record each; fails on 13.",
+  category: "test",
+  options: Schema.Struct({ n: Schema.Int }),
+  response: { about: "The numbers.", key: "numbers", schema: Schema.Struct({ numbers: Schema.Array(Schema.Int) }) },
+  creditsCost: 1,
+  perRecord: true,
+  urlPatterns: ["https://count.example/*"],
+  run: (options: { readonly n: number }) =>
+    options.n === 13
+      ? Effect.fail(new ToolFailed({ kind: "upstream", message: "unlucky" }))
+      : Effect.sync(() => {
+        runs++
+        return { data: { numbers: Array.from({ length: options.n }, (_, i) => i + 1) }, records: options.n }
+      })
+} satisfies CatalogTool<{ readonly n: number }>
+
 const counter = CatalogRegistry.provider({
   name: "counter",
   description: "Counts.",
   terms: { version: "2", url: "https://counter.example/terms", summary: "counting is for fun" },
   tools: [
-    tool({
-      capability: "count",
-      name: "Count",
-      description: "Counts to n, one record each; fails on 13.",
-      category: "test",
-      options: Schema.Struct({ n: Schema.Int }),
-      response: { about: "The numbers.", key: "numbers", schema: Schema.Struct({ numbers: Schema.Array(Schema.Int) }) },
-      creditsCost: 1,
-      perRecord: true,
-      urlPatterns: ["https://count.example/*"],
-      run: (options: { readonly n: number }) =>
-        options.n === 13
-          ? Effect.fail(new ToolFailed({ kind: "upstream", message: "unlucky" }))
-          : Effect.sync(() => {
-            runs++
-            return { data: { numbers: Array.from({ length: options.n }, (_, i) => i + 1) }, records: options.n }
-          })
-    })
+    tool(countTool)
   ]
 })
 
@@ -77,6 +80,13 @@ describe("CatalogRegistry", () => {
     Effect.gen(function*() {
       const exit = yield* Effect.exit(Layer.build(Layer.provide(Layer.merge(counter, CatalogRegistry.provider({ name: "x", aliases: ["counter"], description: "", tools: [] })), CatalogRegistry.layer)))
       assert.isTrue(Exit.hasDies(exit))
+      const badPattern = CatalogRegistry.provider({
+        name: "broken",
+        description: "",
+        tools: [tool({ ...countTool, urlPatterns: ["https://(unclosed.example/*"] })]
+      })
+      const refused = yield* Effect.exit(Layer.build(Layer.provide(badPattern, CatalogRegistry.layer)))
+      assert.isTrue(Exit.hasDies(refused))
     }).pipe(Effect.scoped))
 
   it.effect("plans before running: unknown tools and bad options refuse the whole request", () =>

@@ -37,7 +37,11 @@ const checkCommon = (request: CommonOptions): Effect.Effect<void, ScrapeError> =
 export const checkScrapeSupported = (request: ScrapeRequest): Effect.Effect<void, ScrapeError> =>
   Effect.gen(function*() {
     // A catalog request never gets here: decodeScrapeRequest refuses it.
-    if (request.domainTools === true) yield* refuse("domainTools", "no catalog tools are registered on this server")
+    // The HTTP server lists its catalog's tools itself (packages/http/src/CatalogRoute.ts) and takes
+    // the flag off before it gets here; the library has no catalog.
+    if (request.domainTools === true) {
+      yield* refuse("domainTools", "the tools it lists are the HTTP server's catalog (POST /v2/scrape on `strata serve`); the library has none")
+    }
     yield* checkCommon(request)
     // `actions`, `waitFor`, `mobile` and the screenshot format need the browser engine: the
     // pipeline refuses them when it has none (EngineChoice.ts), since only it knows.

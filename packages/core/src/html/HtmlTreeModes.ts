@@ -161,11 +161,16 @@ export class TreeModes {
   private fosterTarget(): { parent: Parent; before: Element } | undefined {
     const top = this.top
     if (top.type !== "element" || !TABLE_CONTEXT.has(top.tagName)) return undefined
+    // the outermost table of the run of table parts on top: htmlparser2 nests a `<table>` met
+    // in a table (the spec closes the first), and text fostered between the two would be
+    // fostered again, elsewhere, when the tree is written out and parsed back
+    let target: { parent: Parent; before: Element } | undefined
     for (let i = this.stack.length - 1; i > 0; i--) {
       const node = this.stack[i] as Element
-      if (node.tagName === "table") return { parent: this.stack[i - 1] as Parent, before: node }
+      if (!TABLE_CONTEXT.has(node.tagName)) break
+      if (node.tagName === "table") target = { parent: this.stack[i - 1] as Parent, before: node }
     }
-    return undefined
+    return target
   }
 
   private insertBefore(target: { parent: Parent; before: Element }, child: ElementContent): void {

@@ -142,7 +142,7 @@ export const withEngine = (
 ): Effect.Effect<ScrapeData, ScrapeError> =>
   Effect.flatMap(withBrowser(data, served, request, outputs.artifacts), (data) =>
     // A file the browser handed to the fetch engine (a PDF shown in Chromium's viewer) has no page to sample.
-    hasFormat(request, "branding") && data.branding === undefined
+    hasFormat(request, "branding") && served.page === undefined
       ? Effect.succeed({ ...data, branding: null, warning: joinWarnings(data.warning, notAPage) })
       : Effect.succeed(data)).pipe(Effect.flatMap((data) =>
     !hasFormat(request, "audio") && !hasFormat(request, "video")
@@ -168,7 +168,12 @@ const withBrowser = (
       if (output._tag === "Pdf") urls.push({ output, url: yield* store(output.file, "pdf") })
     }
     const screenshot = page.screenshot === undefined ? undefined : yield* store(page.screenshot, "screenshot")
-    const branding = hasFormat(request, "branding") ? brandingOf(page) : undefined
+    // A personality the projection got from the language model joins the profile.
+    const made = hasFormat(request, "branding") ? brandingOf(page) : undefined
+    const personality = data.branding?.personality
+    const branding = made === undefined || made.value === null || made.value === undefined || personality === undefined
+      ? made
+      : { ...made, value: { ...made.value, personality } }
     const actions = {
       screenshots: urls.filter((u) => u.output._tag === "Screenshot").map((u) => u.url),
       scrapes: outputs.flatMap((o) => (o._tag === "Scrape" ? [{ url: o.url, html: o.html }] : [])),

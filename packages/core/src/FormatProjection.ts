@@ -12,6 +12,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { DocumentMetadata, Format, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
 import { deriveOffline, deriveWithModel, derivedWanted, type Derived, type DerivedInput } from "./derived/DerivedFormats.ts"
 import { commerceFormats } from "./commerce/CommerceFormats.ts"
+import { personalityWithModel } from "./branding/Personality.ts"
 import type { Page } from "./Document.ts"
 import { LanguageModel, type LanguageModelShape } from "./LanguageModel.ts"
 import * as OpenAiCompatible from "./llm/OpenAiCompatible.ts"
@@ -182,7 +183,43 @@ const derivedInput = (produced: Produced) => ({
 })
 
 /** The contract's projection, the derived formats made by `model` when given, else offline. */
-export const makeProjection = (model: LanguageModelShape | undefined): Projection => ({
+export const makeProjection = (model: LanguageModelShape | undefined): Projection => {
+  const base = derivedProjection(model)
+  if (model === undefined) return base
+  return {
+    ...base,
+    // With a model, branding's personality is read from the page's markdown.
+    requested: (formats) => {
+      const wants = base.requested(formats)
+      return formats.some((format) => format.type === "branding") ? { ...wants, markdown: true } : wants
+    },
+    project: (produced, formats) => Effect.flatMap(base.project(produced, formats), withPersonality(model, produced, formats))
+  }
+}
+
+/**
+ * `data` with `branding.personality` from `model`, for a page whose request asks for branding
+ * (the browser's profile, made after the projection in EngineChoice.ts, takes it from there).
+ */
+const withPersonality = (model: LanguageModelShape, produced: Produced, formats: ReadonlyArray<Format>) =>
+(data: ScrapeData): Effect.Effect<ScrapeData> => {
+  if (produced._tag !== "Page" || !formats.some((format) => format.type === "branding")) return Effect.succeed(data)
+  return Effect.gen(function*() {
+    if (yield* Effect.service(ZeroDataRetention)) return data
+    const url = typeof produced.metadata.url === "string" ? produced.metadata.url : undefined
+    const result = yield* personalityWithModel(model, { markdown: produced.markdown ?? "", url }, yield* Effect.service(RequestDeadline))
+    const warning = [data.warning, result.warning].filter((w): w is string => typeof w === "string" && w !== "").join("; ")
+    // (The markdown made for the model is in `data` only when the request asked for it: `project` decides.)
+    return {
+      ...data,
+      ...(result.personality === undefined ? {} : { branding: { personality: result.personality } }),
+      ...(warning === "" ? {} : { warning }),
+      metadata: { ...data.metadata, ...(result.personality === undefined ? {} : { brandingPersonalityBy: "model" }) }
+    }
+  })
+}
+
+const derivedProjection = (model: LanguageModelShape | undefined): Projection => ({
   name: model === undefined ? "contract" : `contract+${model.model}`,
   requested,
   deriveJson: (input, wanted) =>

@@ -2,8 +2,12 @@
  * `branding`, `audio` and `video` end to end: `Strata.layer` (fetch engine, real Chromium, real
  * ffmpeg) behind the real server on a random loopback port, against pages this test serves on
  * 127.0.0.1 with media ffmpeg made for it. The media come back as the server's signed artifact
- * links, expiring in an hour, fetched and probed here.
+ * links, expiring in an hour, fetched and probed here. A second server has a language model (a
+ * small OpenAI-compatible server started here) for branding's `personality`.
  */
+import { OpenAiCompatible } from "@strata/core"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeMedia, type MediaSite, probe, removeMedia, serveMedia } from "../../core/test/media/MediaFixtures.ts"
 import { startTestServer, type TestServer } from "./support.ts"
@@ -25,9 +29,14 @@ const page = (body: string) => `<!doctype html><html><head><meta charset="utf-8"
 let dir: string
 let site: MediaSite
 let server: TestServer
+let withModel: TestServer
+let fake: Server
+/** What the fake model received, and what it answers next (JSON text). */
+const received: Array<Record<string, any>> = []
+let answer = ""
 
-const scrape = async (body: Record<string, unknown>) => {
-  const response = await fetch(`${server.url}/v2/scrape`, {
+const scrape = async (body: Record<string, unknown>, on: TestServer = server) => {
+  const response = await fetch(`${on.url}/v2/scrape`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
     body: JSON.stringify(body)
@@ -48,15 +57,33 @@ beforeAll(async () => {
     "/hls": page(`<h1>A clip</h1><video controls><source src="/media/hls/index.m3u8" type="application/vnd.apple.mpegurl"></video>`),
     "/plain": page(`<h1>Words only</h1><p>This page has no media at all.</p>`)
   })
+  fake = createServer((request, response) => {
+    let body = ""
+    request.on("data", (chunk) => (body += chunk))
+    request.on("end", () => {
+      received.push(JSON.parse(body))
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({ id: "c1", model: "fake-model-1", choices: [{ index: 0, message: { role: "assistant", content: answer } }], usage: { prompt_tokens: 120, completion_tokens: 20 } }))
+    })
+  })
+  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve))
   const { Strata } = await import("strata")
-  server = await startTestServer(
-    Strata.layer({ fetch: { allowPrivateUrls: false, allowedOrigins: [site.url] }, browser: { concurrency: 1 }, ocr: false, isolation: false }),
+  const base = { fetch: { allowPrivateUrls: false, allowedOrigins: [site.url] }, browser: { concurrency: 1 }, ocr: false, isolation: false } as const
+  server = await startTestServer(Strata.layer({ ...base, languageModel: false }), { apiKeys: [KEY] })
+  withModel = await startTestServer(
+    Strata.layer({
+      ...base,
+      languageModel: OpenAiCompatible.layer({ baseUrl: `http://127.0.0.1:${(fake.address() as AddressInfo).port}/v1`, model: "fake-model", timeoutMs: 5000, maxRetries: 0 })
+    }),
     { apiKeys: [KEY] }
   )
 })
 
 afterAll(async () => {
   await server?.close()
+  await withModel?.close()
+  fake?.closeAllConnections()
+  await new Promise((resolve) => fake?.close(resolve))
   await site?.close()
   if (dir !== undefined) removeMedia(dir)
 })
@@ -73,6 +100,30 @@ describe("branding, audio and video through the server", () => {
     expect(branding.typography.fontSizes).toMatchObject({ h1: "44px", body: "17px" })
     expect(branding.components.buttonPrimary).toEqual({ background: "#c2410c", textColor: "#fff7ed", borderRadius: "4px" })
     expect(branding.logo).toBe(`${site.url}/media/none.png`)
+    // No model on this server: no personality, and nothing said about one.
+    expect(branding.personality).toBeUndefined()
+    expect(body.data.warning).toBeUndefined()
+  })
+
+  it("adds a personality from the language model when one is configured, and leaves it out with a warning when its answer does not fit", async () => {
+    answer = JSON.stringify({ tone: "warm and practical", energy: "medium", targetAudience: "studio potters" })
+    const { status, body } = await scrape({ url: `${site.url}/brand`, formats: ["branding"] }, withModel)
+    expect(status).toBe(200)
+    expect(body.data.branding.personality).toEqual({ tone: "warm and practical", energy: "medium", targetAudience: "studio potters" })
+    expect(body.data.branding.colors.primary).toBe("#c2410c")
+    expect(body.data.metadata.brandingPersonalityBy).toBe("model")
+    // The model got the page's text and the schema; the client did not ask for markdown and gets none.
+    const sent = received.at(-1)!
+    expect(JSON.stringify(sent.messages)).toContain("Clay, glazes and kilns")
+    expect(JSON.stringify(sent.response_format)).toContain("targetAudience")
+    expect(body.data.markdown).toBeUndefined()
+
+    answer = "I think the brand is friendly."
+    const again = await scrape({ url: `${site.url}/brand`, formats: ["branding"] }, withModel)
+    expect(again.status).toBe(200)
+    expect(again.body.data.branding.personality).toBeUndefined()
+    expect(again.body.data.branding.colors.primary).toBe("#c2410c")
+    expect(again.body.data.warning).toMatch(/branding: personality left out, the language model's answer did not fit its schema/)
   })
 
   it("answers audio and video of an HLS page as signed links that expire in an hour", async () => {

@@ -4,7 +4,9 @@
  * `VideoObject` and `AudioObject` (`contentUrl`; an `embedUrl` is a player page, not media), and
  * links to HLS (`.m3u8`) and DASH (`.mpd`) manifests or to media files. Each source is resolved
  * against the page's URL and says what it is. The order is a preference: the page's own media
- * elements (what it plays), then JSON-LD, OpenGraph, and links, each in document order.
+ * elements (what it plays), then JSON-LD, OpenGraph, and links, each in document order, and last
+ * the decorative videos (muted, autoplaying or looping, without controls: a hero background; on
+ * WCXB dev pages they are most of the `<video>` elements, bench/results/media-sources.md).
  */
 import { DomUtils, parseDocument } from "htmlparser2"
 
@@ -20,6 +22,8 @@ export interface MediaSource {
   readonly type: string | undefined
   /** Where it was found. */
   readonly via: "element" | "opengraph" | "json-ld" | "link"
+  /** A muted `<video>` that plays by itself or loops, without controls: a background, not the page's video. */
+  readonly decorative: boolean
 }
 
 const hlsTypes = new Set(["application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "audio/x-mpegurl"])
@@ -79,12 +83,12 @@ export const findMedia = (html: string, pageUrl: string): ReadonlyArray<MediaSou
   const document = parseDocument(html)
   const found: Array<MediaSource> = []
   const seen = new Set<string>()
-  const add = (href: string | undefined, kind: MediaKind, via: MediaSource["via"], declared?: string) => {
+  const add = (href: string | undefined, kind: MediaKind, via: MediaSource["via"], declared?: string, decorative = false) => {
     const url = resolve(href, pageUrl)
     if (url === undefined || seen.has(`${kind} ${url}`)) return
     seen.add(`${kind} ${url}`)
     const type = declared?.split(";")[0].trim().toLowerCase() || undefined
-    found.push({ url, kind, packaging: packagingOf(url, type), type, via })
+    found.push({ url, kind, packaging: packagingOf(url, type), type, via, decorative })
   }
   const elements = DomUtils.findAll((node) => ["video", "audio", "meta", "script", "a"].includes(node.name), document.children)
   const metas: Array<[string, string]> = []
@@ -94,8 +98,9 @@ export const findMedia = (html: string, pageUrl: string): ReadonlyArray<MediaSou
     const attribs = element.attribs
     if (element.name === "video" || element.name === "audio") {
       const kind: MediaKind = element.name
-      add(attribs.src, kind, "element", attribs.type)
-      for (const source of DomUtils.getElementsByTagName("source", element.children)) add(source.attribs.src, kind, "element", source.attribs.type)
+      const decorative = kind === "video" && "muted" in attribs && ("autoplay" in attribs || "loop" in attribs) && !("controls" in attribs)
+      add(attribs.src, kind, "element", attribs.type, decorative)
+      for (const source of DomUtils.getElementsByTagName("source", element.children)) add(source.attribs.src, kind, "element", source.attribs.type, decorative)
     } else if (element.name === "meta") {
       const key = (attribs.property ?? attribs.name ?? "").toLowerCase()
       if (attribs.content !== undefined) metas.push([key, attribs.content])
@@ -130,5 +135,5 @@ export const findMedia = (html: string, pageUrl: string): ReadonlyArray<MediaSou
     const kind = url === undefined ? undefined : linkKind(url)
     if (kind !== undefined) add(url, kind, "link")
   }
-  return found
+  return [...found.filter((m) => !m.decorative), ...found.filter((m) => m.decorative)]
 }

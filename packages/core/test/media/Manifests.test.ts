@@ -25,6 +25,17 @@ describe("findMedia", () => {
     ])
   })
 
+  it("puts a decorative video (muted, autoplaying or looping, no controls) after the page's other media", () => {
+    const html = `<video autoplay muted loop playsinline src="/hero.mp4"></video>
+      <script type="application/ld+json">{"@type":"VideoObject","contentUrl":"/talk.mp4"}</script>
+      <video muted controls src="/demo.mp4"></video>`
+    expect(findMedia(html, "https://example.org/").map((m) => [m.url.split("/").pop(), m.decorative])).toEqual([
+      ["demo.mp4", false],
+      ["talk.mp4", false],
+      ["hero.mp4", true]
+    ])
+  })
+
   it("finds nothing in a page without media, or in one that is not HTML", () => {
     expect(findMedia("<p>Just text, and <img src=a.png></p>", "https://example.org/")).toEqual([])
     expect(findMedia("{\"not\": \"html\"}", "https://example.org/")).toEqual([])

@@ -11,7 +11,8 @@
  *   furniture blocks; the `paragraph` count therefore holds true furniture too, and the dropped
  *   paragraph lines are listed so that a reader can tell.
  *
- * Documents are split by their index in the sorted file list: rules were tuned looking only at the
+ * The Docling documents are also read whole (`doclingWhole`), where repetition across pages
+ * helps, for comparison. Documents are split by their index in the sorted file list: rules were tuned looking only at the
  * even half; the odd half is reported apart. Prints one JSON line.
  *
  *   node -C @strata/source bench/pdf/Furniture.ts [--show even|odd]
@@ -44,12 +45,13 @@ const cutPage = async (source: PDFDocument, index: number): Promise<Uint8Array> 
   return await out.save({ useObjectStreams: false })
 }
 
-const readPage = (bytes: Uint8Array): Promise<Page | undefined> =>
+const readPages = (bytes: Uint8Array): Promise<ReadonlyArray<Page>> =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 60_000 } })
-    const pages = yield* Stream.runCollect(result.pages)
-    return pages[0]
+    return yield* Stream.runCollect(result.pages)
   })))
+
+const readPage = async (bytes: Uint8Array): Promise<Page | undefined> => (await readPages(bytes))[0]
 
 interface Ours { readonly box: Box; readonly text: string; readonly furniture: boolean; readonly kind: string }
 const oursOf = (page: Page): Array<Ours> =>
@@ -63,11 +65,13 @@ interface DoclingJson {
 interface Counts { furniture: number; leaked: number; body: number; dropped: number; pages: number; details: Array<string> }
 const counts = (): Counts => ({ furniture: 0, leaked: 0, body: 0, dropped: 0, pages: 0, details: [] })
 
-const docling = async (name: string, into: Counts) => {
+/** `whole`: the document read as it is, so that repetition across its pages counts too. */
+const docling = async (name: string, into: Counts, whole = false) => {
   const json = JSON.parse(readFileSync(`${doclingDir}${name}.json`, "utf8")) as DoclingJson
   const source = await PDFDocument.load(readFileSync(doclingDir + name))
+  const all = whole ? await readPages(new Uint8Array(readFileSync(doclingDir + name))) : []
   for (let index = 0; index < source.getPageCount(); index++) {
-    const page = await readPage(await cutPage(source, index))
+    const page = whole ? all[index] : await readPage(await cutPage(source, index))
     if (page === undefined) continue
     into.pages++
     const ours = oursOf(page)
@@ -150,9 +154,12 @@ for (const half of ["even", "odd"] as const) {
   for (const f of doclingFiles[half]) await docling(f, d)
   const k: BankCounts = { lines: 0, dropped: {}, pages: 0, details: [] }
   for (const f of docbankFiles[half]) await docbank(f, k)
-  if (show === half) for (const line of [...d.details, ...k.details]) console.error(line)
+  const w = counts()
+  for (const f of doclingFiles[half]) await docling(f, w, true)
+  if (show === half) for (const line of [...d.details, ...k.details, ...w.details.map((x) => `whole: ${x}`)]) console.error(line)
   report[half] = {
     docling: { documents: doclingFiles[half].length, pages: d.pages, furniture: d.furniture, leaked: d.leaked, body: d.body, dropped: d.dropped },
+    doclingWhole: { pages: w.pages, furniture: w.furniture, leaked: w.leaked, body: w.body, dropped: w.dropped },
     docbank: { pages: k.pages, lines: k.lines, dropped: k.dropped, droppedParagraphLines: k.details.filter((x) => / dropped paragraph: /.test(x)).map((x) => x.replace(/^.*dropped paragraph: /, "")) }
   }
 }

@@ -170,6 +170,8 @@ const markdownReport = (report: Record<string, any>): string => {
     for (const [name, h] of rows) {
       lines.push(`| ${name} | ${h.docling.pages} | ${h.docling.furniture} | ${h.docling.leaked} | ${h.docling.body} | ${h.docling.dropped} | ${h.docbank.pages} | ${h.docbank.lines} | ${drops(h.docbank.dropped)} |`)
     }
+    const whole = (h: any) => h.doclingWhole === undefined ? "-" : `leaked ${h.doclingWhole.leaked} of ${h.doclingWhole.furniture}, dropped ${h.doclingWhole.dropped} of ${h.doclingWhole.body}`
+    lines.push("", `Docling documents read whole (repetition across pages helps): even ${whole(f.even)}; odd ${whole(f.odd)}${report.furnitureBefore ? `; before (${report.furnitureBefore.commit}): even ${whole(report.furnitureBefore.even)}, odd ${whole(report.furnitureBefore.odd)}` : ""}.`)
     lines.push("", ...["even", "odd"].map((half) => `DocBank \`paragraph\` lines dropped, ${half}: ${f[half].docbank.droppedParagraphLines.map((t: string) => `"${t}"`).join(", ")}.`), "")
   }
   if (report.tableNeighbours) {

@@ -1,6 +1,7 @@
 /**
- * Aggregation and the markdown table of the HTML benchmark: macro-averaged scores overall
- * and per page type, snippet rates, and latency percentiles per engine.
+ * Aggregation and the markdown table of the HTML benchmark: macro-averaged scores overall,
+ * per page type and per half of the id-parity split (odd / even ids: tune on one, check on the
+ * other), snippet rates, empty answers, and latency percentiles per engine.
  */
 
 export interface PageResult {
@@ -14,6 +15,10 @@ export interface PageResult {
   readonly hasWithout: boolean
   readonly ms: number
   readonly bytes: number
+  /** Words in the output, in the reference main content (WCXB's tokens) and on the whole page as we render it. */
+  readonly words: number
+  readonly truthWords: number
+  readonly pageWords: number
 }
 
 export interface Scores {
@@ -31,7 +36,21 @@ export interface Summary {
   readonly byType: Record<string, Scores>
   readonly ms: { readonly p50: number; readonly p95: number; readonly max: number; readonly mean: number }
   readonly pagesOver1s: number
+  /**
+   * Pages that show text (whole-page markdown has words) whose output has no word: where the
+   * reference has text (accidents, target 0) and where it is empty too (app shells whose
+   * visible text is all navigation); and near-empty: under a tenth of the reference's words.
+   */
+  readonly empty: number
+  readonly emptyAgreed: number
+  readonly nearEmpty: number
+  readonly halves: { readonly odd: Scores; readonly even: Scores }
 }
+
+/** Output this much shorter than the reference (in words) counts as near-empty. */
+const NEAR_EMPTY_SHARE = 0.1
+
+const isEven = (id: string) => Number(id.replace(/\D/g, "")) % 2 === 0
 
 const TYPES = ["article", "forum", "product", "collection", "listing", "documentation", "service"]
 
@@ -60,7 +79,11 @@ export const summarise = (rows: ReadonlyArray<PageResult>): Summary => {
     overall: scores(rows),
     byType,
     ms: { p50: percentile(ms, 0.5), p95: percentile(ms, 0.95), max: ms[ms.length - 1] ?? 0, mean: mean(ms) },
-    pagesOver1s: ms.filter((x) => x > 1000).length
+    pagesOver1s: ms.filter((x) => x > 1000).length,
+    empty: rows.filter((r) => r.pageWords > 0 && r.words === 0 && r.truthWords > 0).length,
+    emptyAgreed: rows.filter((r) => r.pageWords > 0 && r.words === 0 && r.truthWords === 0).length,
+    nearEmpty: rows.filter((r) => r.pageWords > 0 && r.words < r.truthWords * NEAR_EMPTY_SHARE).length,
+    halves: { odd: scores(rows.filter((r) => !isEven(r.id))), even: scores(rows.filter((r) => isEven(r.id))) }
   }
 }
 
@@ -74,6 +97,8 @@ export const renderMarkdown = (summary: Record<string, Summary>, conditions: obj
   lines.push(`| metric | ${names.join(" | ")} |`, `|---|${names.map(() => "---").join("|")}|`)
   const row = (label: string, get: (s: Summary) => string) => lines.push(`| ${label} | ${names.map((n) => get(summary[n])).join(" | ")} |`)
   row("F1", (s) => f(s.overall.f1))
+  row("F1, odd ids", (s) => `${f(s.halves.odd.f1)} (n ${s.halves.odd.n})`)
+  row("F1, even ids", (s) => `${f(s.halves.even.f1)} (n ${s.halves.even.n})`)
   row("precision", (s) => f(s.overall.precision))
   row("recall", (s) => f(s.overall.recall))
   row("`with` snippets found", (s) => pct(s.overall.withRate))
@@ -82,6 +107,9 @@ export const renderMarkdown = (summary: Record<string, Summary>, conditions: obj
   row("ms p95", (s) => s.ms.p95.toFixed(1))
   row("ms max", (s) => s.ms.max.toFixed(1))
   row("pages over 1 s", (s) => String(s.pagesOver1s))
+  row("empty outputs, page shows text, reference has text", (s) => String(s.empty))
+  row("empty outputs, page shows text, reference empty too", (s) => String(s.emptyAgreed))
+  row(`near-empty (page shows text; < ${NEAR_EMPTY_SHARE * 100}% of the reference's words)`, (s) => String(s.nearEmpty))
   lines.push("", "Per page type (F1 / P / R, with / without):", "")
   lines.push(`| type | n | ${names.join(" | ")} |`, `|---|---|${names.map(() => "---").join("|")}|`)
   for (const t of TYPES) {

@@ -2,7 +2,8 @@
  * HTML main-content benchmark over WCXB dev (../shared/corpus/wcxb-dev): our pipeline
  * (`processHtml` with onlyMainContent and markdown, or the extractor + plain text until the
  * pipeline exists) side by side with Readability.js on linkedom + turndown. Word F1 /
- * precision / recall per page type, `with`/`without` snippet rates, and ms per page.
+ * precision / recall per page type and per id-parity half, `with`/`without` snippet rates,
+ * empty and near-empty outputs on pages whose reference has text, and ms per page.
  *
  *   node_modules/.bin/node bench/html/run.ts [--limit N] [--type T] [--runs N] [--no-readability]
  *                                            [--extractor] [--dump ID] [--worst N] [--write]
@@ -19,7 +20,7 @@ import { performance } from "node:perf_hooks"
 import { Readability } from "@mozilla/readability"
 import { parseHTML } from "linkedom"
 import { decodeBody } from "../../packages/core/src/fetch/Charset.ts"
-import { markdownToPlain, snippetRate, wordF1 } from "./Score.ts"
+import { markdownToPlain, snippetRate, tokenize, wordF1 } from "./Score.ts"
 import { summarise, type PageResult, renderMarkdown } from "./Report.ts"
 
 const args = process.argv.slice(2)
@@ -74,6 +75,11 @@ const readabilityEngine: Engine = (html) => {
 const pipelinePath = new URL("../../packages/core/src/html/HtmlPipeline.ts", import.meta.url)
 const parserPath = new URL("../../packages/core/src/html/HtmlParser.ts", import.meta.url)
 
+/** Words the whole page shows (markdown with no main-content filtering): "has visible text". */
+const { processHtml: wholePage } = await import(pipelinePath.href)
+const visibleWords = (html: string, url: string): number =>
+  tokenize(markdownToPlain(wholePage(html, { url, onlyMainContent: false, removeBase64Images: true, formats: { markdown: true, html: false, links: false } }).markdown ?? "")).length
+
 const loadOurs = async (): Promise<{ engine: Engine; kind: string }> => {
   const { extractMainContent } = await import("../../packages/core/src/html/MainContent.ts")
   if (!flag("--extractor") && existsSync(pipelinePath)) {
@@ -121,6 +127,7 @@ const main = async () => {
     if (pages.length >= limit) break
   }
 
+  const pageWords = new Map(pages.map((page) => [page.id, visibleWords(page.html, page.truth.url)]))
   const engines: Array<[string, Engine]> = [["ours", ours.engine]]
   if (withReadability) engines.push(["readability", readabilityEngine])
   const out: Record<string, Array<PageResult>> = {}
@@ -150,7 +157,10 @@ const main = async () => {
         withoutRate: snippetRate(plain, page.truth.without),
         hasWithout: page.truth.without.length > 0,
         ms: times[Math.floor(times.length / 2)],
-        bytes: page.html.length
+        bytes: page.html.length,
+        words: tokenize(plain).length,
+        truthWords: tokenize(page.truth.mainContent).length,
+        pageWords: pageWords.get(page.id) ?? 0
       })
       if (dump !== undefined) {
         console.log(`==== ${name} (${page.truth.pageType}) F1 ${score.f1.toFixed(3)} P ${score.precision.toFixed(3)} R ${score.recall.toFixed(3)}`)

@@ -70,8 +70,26 @@ const processParsedHtml = (parsed: Root, html: string, options: HtmlOptions): Ht
 
   if (options.formats.markdown) result.markdown = hastToMarkdown(content, { removeBase64Images: options.removeBase64Images })
   if (options.formats.html) result.html = serializeHtml(content)
+  if (options.formats.markdown && result.markdown?.trim() === "") {
+    const filter = content === root ? undefined : hasInclude || (options.excludeTags?.length ?? 0) > 0 ? "tags" : "main"
+    warnings.push(emptyWarning(root, filter, options.removeBase64Images))
+  }
   if (warnings.length > 0) result.warnings = warnings
   return result
+}
+
+/**
+ * Why the markdown is empty, for `warning`: the page shows no text at all (often a page that
+ * scripts fill in, which a browser engine would render), the tag filters kept none of its
+ * text, or main-content extraction found only navigation (see `neverEmpty` in MainContent.ts).
+ */
+const emptyWarning = (page: Root, filter: "tags" | "main" | undefined, removeBase64Images: boolean): string => {
+  if (filter === undefined || hastToMarkdown(page, { removeBase64Images }).trim() === "") {
+    return "The page has no visible text, so the markdown is empty (a page that scripts fill in needs a browser engine to render it)."
+  }
+  return filter === "tags"
+    ? "The tag filters (includeTags, excludeTags) kept none of the page's text, so the markdown is empty."
+    : "The page's visible text is all navigation and links, with no main content, so the markdown is empty (onlyMainContent: false returns it; a page that scripts fill in needs a browser engine)."
 }
 
 /**

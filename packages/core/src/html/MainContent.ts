@@ -212,8 +212,61 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
 
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
   const hints = options?.hints ?? readHints(root, options?.url)
-  const picked = pickContent(root, hints, options)
-  return dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked)))
+  const page = analysePage(root, hints.noscript)
+  const picked = pickContent(page, hints, options)
+  return neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked))), page)
+}
+
+/**
+ * A pick this short on a page with text is an accident (a widget that outscored the article,
+ * a filter that took the rest), not a page whose content is short: a one-line product blurb
+ * still clears it, a lone "Share" button does not.
+ */
+const TINY_CHARS = 100
+const TINY_SHARE = 0.1
+
+/**
+ * Never empty by accident: when the page has visible text and the pick kept (almost) none,
+ * a fallback ladder runs: the article path, the multi-block path, then the whole body with
+ * only its chrome and hidden blocks removed. The first rung that keeps more than a tiny amount
+ * of text outside links wins. When none does, the page's text is all navigation (an app shell
+ * whose content scripts fill in: WCXB's references for such pages are empty too), and the pick
+ * stays empty; the pipeline says why in `warning`.
+ */
+const neverEmpty = (picked: Root, page: Page): Root => {
+  if (page.chars === 0) return picked
+  const enough = Math.min(TINY_CHARS, page.chars * TINY_SHARE)
+  if (charsOf(picked, page.stats) >= enough) return picked
+  const rungs: Array<() => Root | undefined> = [
+    () => singleNodeContent(page),
+    () => boilerplateOnlyContent(page, true),
+    () => {
+      const pruned = prunePage(page.body, page.stats, { stripUnlikely: false, stripHidden: page.stripHidden, keepComments: true, chromeOnly: true })
+      return pruned.type === "root" ? pruned : rootOf([pruned])
+    }
+  ]
+  for (const rung of rungs) {
+    const content = rung()
+    if (content !== undefined && hasSubstance(content, page.stats, enough)) return content
+  }
+  return picked
+}
+
+/** The ladder of `neverEmpty` run on a given pick of the cleaned page `root` (tests and benchmarks). */
+export const rescueEmptyPick = (picked: Root, root: Root, hints?: PageHints): Root => neverEmpty(picked, analysePage(root, hints?.noscript))
+
+/** Text outside links of at least `enough` characters, and links under half of the text. */
+const hasSubstance = (content: Root, base: StatsTable, enough: number): boolean => {
+  const stats = computeStats(content, base)
+  let chars = 0
+  let linkChars = 0
+  for (const child of content.children) {
+    if (child.type !== "element") continue
+    const s = stats.get(child) ?? EMPTY_STATS
+    chars += s.chars
+    linkChars += s.linkChars
+  }
+  return chars - linkChars >= enough && linkChars < chars * 0.5
 }
 
 /**
@@ -232,8 +285,7 @@ const dropReviews = (content: Root): Root => {
   })
 }
 
-const pickContent = (root: Root, hints: PageHints, options: MainContentOptions | undefined): Root => {
-  const page = analysePage(root, hints.noscript)
+const pickContent = (page: Page, hints: PageHints, options: MainContentOptions | undefined): Root => {
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true, true)
   const article = singleNodeContent(page)

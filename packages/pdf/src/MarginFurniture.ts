@@ -25,7 +25,12 @@ const ZONE = 0.2
 /** Blocks marked by size or style alone lie this close to the edge. */
 const NEAR = 0.12
 
-const PAGE_NUMBER = /^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—]?\s*(?:\d{1,3}[-–]\d{1,4}|\d{1,5}|[ivxlcdm]{1,7})\s*[-–—]?(?:\s*(?:of|\/|von|de)\s*\d{1,5})?$/i
+/** Roman folios up to 39, all lower or all upper case ("xii", "IV"); words such as "mild" or "DC" are not numerals. */
+const ROMAN = "(?:x{0,3}(?:ix|iv|v?i{1,3}|v)|x{1,3}|X{0,3}(?:IX|IV|V?I{1,3}|V)|X{1,3})"
+const PAGE_NUMBER = new RegExp(
+  `^(?:(?:[Pp]age|PAGE|p\\.|[Ss]eite|[Pp]ágina|[Pp]agina)\\s*)?[-–—]?\\s*(?:\\d{1,3}[-–]\\d{1,4}|\\d{1,5}|${ROMAN})\\s*[-–—]?(?:\\s*(?:of|OF|\\/|von|de)\\s*\\d{1,5})?$`,
+  "u"
+)
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S|\bdoi\s*:|\b10\.\d{4,9}\/\S|\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*[a-z]{2,}\/\S/i
 const MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?"
 const DATE = new RegExp(
@@ -34,7 +39,7 @@ const DATE = new RegExp(
 )
 const COPYRIGHT = /[©℗]|\(c\)\s*\d{4}/i
 /** A folio at one end of a running head: "12 Row and Column ..." or "... Access Control 15". */
-const FOLIO = /^(?:\d{1,4}|[ivxlcdm]{1,6})\s{1,}\S.*\p{L}|\p{L}.*\S\s+(?:\d{1,4}|[ivxlcdm]{1,6})$/iu
+const FOLIO = new RegExp(`^(?:\\d{1,4}|${ROMAN})\\s+\\S.*\\p{L}|\\p{L}.*\\S\\s+(?:\\d{1,4}|${ROMAN})$`, "u")
 
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").replace(/\s+/g, " ").trim()
 const rowsOf = (block: LayoutBlock) => new Set(block.lines.map((l) => l.row)).size

@@ -65,7 +65,8 @@ describe("block text", () => {
   it("masks numbers in running heads and knows page-number patterns", () => {
     assert.strictEqual(signature("Chapter 3 — Page 12"), signature("Chapter 4 — Page 13"))
     assert.notStrictEqual(signature("Annual report"), signature("Annual review"))
-    for (const text of ["12", "- 4 -", "Page 3", "page 3 of 10", "iv", "7 / 20"]) assert.isTrue(isPageNumberText(text), text)
-    for (const text of ["12 apples", "Chapter 2", "2019 results"]) assert.isFalse(isPageNumberText(text), text)
+    for (const text of ["12", "- 4 -", "Page 3", "page 3 of 10", "iv", "xii", "XIV", "7 / 20"]) assert.isTrue(isPageNumberText(text), text)
+    // Words spelt with roman-numeral letters and equation numbers are not folios.
+    for (const text of ["12 apples", "Chapter 2", "2019 results", "Mild", "DC", "mix", "(56)"]) assert.isFalse(isPageNumberText(text), text)
   })
 })

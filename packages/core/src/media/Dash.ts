@@ -23,8 +23,8 @@ export type DashManifest =
   | { readonly _tag: "Static"; readonly tracks: ReadonlyArray<DashTrack> }
   | { readonly _tag: "Live" }
 
-/** The most segments read from one representation: a day of 2-second segments. */
-export const MAX_DASH_SEGMENTS = 43_200
+/** The most segments read from one representation or playlist: a day of 2-second segments. */
+export const MAX_SEGMENTS = 43_200
 
 const children = (element: Element, name: string): Array<Element> =>
   element.children.filter((child): child is Element => "name" in child && child.name.toLowerCase() === name.toLowerCase())
@@ -92,7 +92,7 @@ const segmentUrls = (set: Element, representation: Element, base: string, second
     for (const entry of entries) {
       if (Number.isFinite(entry.t)) time = entry.t
       const repeats = entry.r < 0 ? 0 : entry.r
-      for (let i = 0; i <= repeats && urls.length <= MAX_DASH_SEGMENTS; i++) {
+      for (let i = 0; i <= repeats && urls.length <= MAX_SEGMENTS; i++) {
         urls.push(at(fill(media, { RepresentationID: id, Bandwidth: bandwidth, Number: number, Time: time })))
         time += entry.d
         number++
@@ -101,7 +101,7 @@ const segmentUrls = (set: Element, representation: Element, base: string, second
   } else {
     const duration = Number(template.duration) / Number(template.timescale ?? 1)
     if (!Number.isFinite(duration) || duration <= 0 || seconds === undefined) return undefined
-    const count = Math.min(MAX_DASH_SEGMENTS, Math.ceil(seconds / duration - 1e-9))
+    const count = Math.min(MAX_SEGMENTS, Math.ceil(seconds / duration - 1e-9))
     for (let i = 0; i < count; i++) urls.push(at(fill(media, { RepresentationID: id, Bandwidth: bandwidth, Number: start + i })))
   }
   return urls.every((u) => u !== undefined) ? urls as Array<string> : undefined

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { FetcherService } from "../fetch/Fetcher.ts"
-import { parseDash, type DashTrack } from "./Dash.ts"
+import { MAX_SEGMENTS, parseDash, type DashTrack } from "./Dash.ts"
 import { parseHls } from "./Hls.ts"
 import { DownloadFailed, type MediaError, mediaError, UnsupportedMedia } from "./MediaError.ts"
 import type { MediaKind, MediaSource } from "./MediaSources.ts"
@@ -83,6 +83,9 @@ const hlsMedia = (context: FetchContext, url: string, dir: string, prefix: strin
       return yield* Effect.fail(mediaError(new UnsupportedMedia({ url, message: `${url} is encrypted with ${playlist.unsupportedKey}, which this server does not decrypt` })))
     }
     if (playlist.files.length === 0) return yield* Effect.fail(mediaError(new UnsupportedMedia({ url, message: `${url} lists no segments` })))
+    if (playlist.files.length > MAX_SEGMENTS) {
+      return yield* Effect.fail(mediaError(new UnsupportedMedia({ url, message: `${url} lists ${playlist.files.length} files, more than the ${MAX_SEGMENTS} read from one playlist` })))
+    }
     yield* Effect.forEach(playlist.files, (file, index) =>
       Effect.flatMap(download(context, file), ({ bytes }) => write(join(dir, localName(prefix, index, file)), bytes)), { concurrency: SEGMENT_CONCURRENCY, discard: true })
     const path = join(dir, `${prefix}.m3u8`)

@@ -4,10 +4,13 @@
  * engine, and a playlist cannot send ffmpeg to the network). `toMp3` extracts the first audio
  * stream to MP3; `toMp4` copies the first video stream (and the first audio stream, of the same
  * input or of a second one) into an MP4 without re-encoding. The process is killed with its
- * group when the request's deadline passes or the request is interrupted.
+ * group when the request's deadline passes or the request is interrupted. At most one ffmpeg a
+ * core runs at once (others wait, within their deadline), at nice 10 like the document readers,
+ * so that conversions never starve the server's own thread.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Semaphore } from "effect"
 import { spawn } from "node:child_process"
+import { availableParallelism, setPriority } from "node:os"
 import { ConversionFailed, type MediaError, mediaError, ToolMissing } from "./MediaError.ts"
 
 /** An input file; `hls` when it is a playlist whose entries are local files. */
@@ -24,6 +27,8 @@ export interface TranscoderShape {
 export interface FfmpegOptions {
   /** The ffmpeg executable. Default `ffmpeg` on the PATH (`STRATA_FFMPEG_PATH` in the server). */
   readonly path?: string | undefined
+  /** Conversions at once. Default: one a core. */
+  readonly concurrency?: number | undefined
 }
 
 const inputArgs = (input: MediaInput): Array<string> => [
@@ -37,9 +42,14 @@ const lastWords = (stderr: string): string =>
   stderr.trim().split("\n").slice(-3).join(" ").replace(/\/[^\s:'"]*\//g, "").slice(0, 300)
 
 /** Runs ffmpeg in its own process group; fails with ToolMissing when it cannot start. */
-const run = (binary: string, args: ReadonlyArray<string>, deadline: number): Effect.Effect<void, MediaError> =>
+const runFfmpeg = (binary: string, args: ReadonlyArray<string>, deadline: number): Effect.Effect<void, MediaError> =>
   Effect.callback<void, MediaError>((resume, signal) => {
     const child = spawn(binary, ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...args], { detached: true, stdio: ["ignore", "ignore", "pipe"] })
+    try {
+      if (child.pid !== undefined) setPriority(child.pid, 10)
+    } catch {
+      // Not allowed here (a container without the capability): it runs at the server's priority.
+    }
     let stderr = ""
     let settled = false
     const kill = () => {
@@ -77,11 +87,13 @@ const run = (binary: string, args: ReadonlyArray<string>, deadline: number): Eff
 
 export const makeFfmpeg = (options: FfmpegOptions = {}): TranscoderShape => {
   const binary = options.path ?? "ffmpeg"
+  const slots = Semaphore.makeUnsafe(Math.max(1, options.concurrency ?? availableParallelism()))
+  const run = (args: ReadonlyArray<string>, deadline: number) => slots.withPermit(runFfmpeg(binary, args, deadline))
   return {
     toMp3: (input, output, deadline) =>
-      run(binary, [...inputArgs(input), "-vn", "-map", "0:a:0", "-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3", output], deadline),
+      run([...inputArgs(input), "-vn", "-map", "0:a:0", "-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3", output], deadline),
     toMp4: (video, audio, output, deadline) =>
-      run(binary, [
+      run([
         ...inputArgs(video),
         ...(audio === undefined ? [] : inputArgs(audio)),
         "-map", "0:v:0", "-map", audio === undefined ? "0:a:0?" : "1:a:0?",

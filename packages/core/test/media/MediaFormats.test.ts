@@ -158,6 +158,13 @@ describe("audio and video", () => {
     expect(data.warning).toMatch(/10\.0\.0\.1.*(private|internal|Refusing|blocked)/i)
   })
 
+  it("kills ffmpeg at the deadline and says so", async () => {
+    const out = join(dataDir, "late.mp3")
+    const exit = await Effect.runPromise(Effect.exit(makeFfmpeg().toMp3({ path: join(dir, "clip.mp4"), hls: false }, out, Date.now() + 1)))
+    expect(exit._tag).toBe("Failure")
+    expect(String(exit._tag === "Failure" ? exit.cause : "")).toMatch(/did not finish before the request's deadline/)
+  })
+
   it("fails with a clear NotSupported error when ffmpeg is missing", async () => {
     await expect(media("/tone", ["audio"], { ffmpeg: "/nonexistent/ffmpeg" })).rejects.toThrow(/ffmpeg is not installed on this server/)
   })

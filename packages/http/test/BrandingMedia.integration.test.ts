@@ -5,6 +5,7 @@
  * links, expiring in an hour, fetched and probed here. A second server has a language model (a
  * small OpenAI-compatible server started here) for branding's `personality`.
  */
+import Firecrawl from "@mendable/firecrawl-js"
 import { OpenAiCompatible } from "@strata/core"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -145,6 +146,16 @@ describe("branding, audio and video through the server", () => {
     const video = await download(body.data.video)
     expect(video.type).toBe("video/mp4")
     expect(probe(video.bytes).streams.map((s) => s.codec_type).sort()).toEqual(["audio", "video"])
+  })
+
+  it("answers the official SDK's branding, audio and video requests", async () => {
+    const firecrawl = new Firecrawl({ apiKey: KEY, apiUrl: server.url })
+    const brand = await firecrawl.scrape(`${site.url}/brand`, { formats: ["branding"] })
+    expect(brand.branding?.colors?.primary).toBe("#c2410c")
+    expect(brand.branding?.colorScheme).toBe("light")
+    const media = await firecrawl.scrape(`${site.url}/hls`, { formats: ["audio", "video"] }) as { audio?: string; video?: string }
+    expect(media.audio).toMatch(/\/v2\/artifacts\/[0-9a-f]{32}\.mp3\?expires=/)
+    expect(media.video).toMatch(/\/v2\/artifacts\/[0-9a-f]{32}\.mp4\?expires=/)
   })
 
   it("answers a page without media with null and a warning, not a failure", async () => {

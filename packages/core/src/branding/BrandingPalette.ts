@@ -22,14 +22,19 @@ export interface Palette {
 const ofKind = (samples: BrandingSamples, ...kinds: ReadonlyArray<StyleSample["kind"]>) =>
   samples.elements.filter((element) => kinds.includes(element.kind))
 
-/** The first variable whose name has one of these words as a part (`--color-primary`, `--brand`), not a shade of it (`--primary-foreground`). */
+/**
+ * The first variable whose name has one of these words as a part (`--color-primary`, `--brand`,
+ * Bootstrap's `--bs-primary`, Material's `--md-sys-color-primary`), not a shade of it
+ * (`--primary-foreground`, `--bs-primary-bg-subtle`) or what is set on it (`--on-primary`).
+ */
 const named = (variables: ReadonlyArray<ColorVariable>, words: ReadonlyArray<string>): Rgba | undefined => {
   const parts = (name: string) => name.replace(/^--/, "").toLowerCase().split(/[-_]+/)
   const shade = /^(foreground|fg|text|contrast|content|hover|active|focus|light|lighter|dark|darker|muted|subtle|soft|border|bg|background|[0-9]+)$/
   const match = variables.find((variable) => {
     const p = parts(variable.name)
     const at = p.findIndex((part) => words.includes(part))
-    return at >= 0 && !p.slice(at + 1).some((part) => shade.test(part))
+    // `--md-sys-color-on-primary` is the text set on the primary colour, not the colour.
+    return at >= 0 && p[at - 1] !== "on" && !p.slice(at + 1).some((part) => shade.test(part))
   })
   return match?.color
 }

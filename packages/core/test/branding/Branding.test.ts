@@ -54,6 +54,17 @@ describe("branding from samples", () => {
     expect(luminance([20, 20, 20, 1])).toBeLessThan(0.179)
   })
 
+  it("takes the brand's colours from the names design systems give them, not from their shades or what is set on them", () => {
+    const color = (hex: string) => [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16), 1] as const
+    const variables = [
+      ["--md-sys-color-on-primary", "#ffffff"], ["--bs-primary-bg-subtle", "#cfe2ff"], ["--bs-primary", "#0d6efd"],
+      ["--bs-secondary-text-emphasis", "#2b2f32"], ["--bs-secondary", "#6c757d"], ["--bs-danger", "#dc3545"], ["--bs-success", "#198754"]
+    ].map(([name, hex]) => ({ name, color: color(hex) }))
+    const profile = brandingFromSamples(samples({ variables, elements: [element({})] }))
+    expect(profile?.colors).toMatchObject({ primary: "#0d6efd", secondary: "#6c757d", error: "#dc3545", success: "#198754" })
+    expect(profile?.colors).not.toHaveProperty("warning")
+  })
+
   it("refuses samples that are not samples", () => {
     expect(brandingFromSamples({ url: 1 })).toBeUndefined()
     expect(brandingFromSamples(samples({ elements: [element({ color: "red" as never })] }))).toBeUndefined()

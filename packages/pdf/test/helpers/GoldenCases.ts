@@ -190,5 +190,34 @@ export const goldenCases: Record<string, () => Promise<Uint8Array>> = {
     const rows = [["Model", "2023", "2024"], ["Basic", "120", "150"], ["Deluxe", "80", "140"]]
     rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k] + 4, ys[r] + 5, cell, 10, r === 0 ? "bold" : "regular")))
     c.paragraph(72, ys[3] + 16, 460, `The table lists units per model. ${DUIS}`)
+  })),
+  "furniture-single-page": () => makePdf((b) => b.page((c) => {
+    // One page: a running head, a revision line, a download stamp and a page number, found without repetition.
+    c.text(72, 28, "Journal of Widget Studies", 8, "italic")
+    c.text(430, 28, "Rev. 3, 2024-02-01", 8)
+    let y = c.text(72, 80, "Measuring Widgets", 20, "bold")
+    y = c.paragraph(72, y + 12, 460, LOREM)
+    y = c.paragraph(72, y + 8, 460, DUIS)
+    c.line(72, 700, 250, 700)
+    c.text(72, 708, "1 Counted by hand in May 2023.", 8)
+    c.text(72, 742, "Downloaded from https://widgets.example.org/paper/42 on 5 May 2023", 7)
+    c.text(280, 760, "Page 1 of 1", 9)
+  })),
+  "header-levels": () => makePdf((b) => b.page((c) => {
+    // A booktabs table whose group head ("Year Ended") spans the two year columns.
+    c.paragraph(72, 60, 460, "Units sold by segment.")
+    const xs = [76, 200, 330, 420]
+    c.line(72, 100, 480, 100)
+    c.text(xs[0], 106, "Operating", 10)
+    c.text(352, 106, "Year Ended", 10)
+    c.line(320, 120, 480, 120)
+    c.text(xs[0], 124, "segment", 10)
+    c.text(xs[1], 124, "Units", 10)
+    c.text(xs[2], 124, "2023", 10)
+    c.text(xs[3], 124, "2022", 10)
+    c.line(72, 140, 480, 140)
+    const rows = [["Widgets", "12", "1,200", "1,100"], ["Gadgets", "7", "800", "760"], ["Gizmos", "3", "300", "280"]]
+    rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k], 146 + r * 16, cell, 10)))
+    c.line(72, 146 + rows.length * 16 + 2, 480, 146 + rows.length * 16 + 2)
   }))
 }

@@ -131,13 +131,16 @@ export const brandingScript = `(async () => {
   holder.style.color = "rgb(1, 2, 3)"
   holder.appendChild(probe)
   ;(document.body || document.documentElement).appendChild(holder)
+  // Only names that say a role are resolved (core reads no others): a theme that declares hundreds
+  // of palette steps (--color-red-500) costs nothing and cannot crowd out --brand.
+  const semantic = /primary|brand|secondary|accent|highlight|tertiary|success|positive|valid|warn|caution|error|danger|destructive|negative|critical/i
   const names = new Set()
   const visit = (rules) => {
     for (const rule of rules) {
       if (names.size >= limits.variables) return
       if (rule.cssRules && !rule.selectorText) { visit(rule.cssRules); continue }
       if (!rule.style || !/(^|,)\\s*(:root|html|body)\\b/.test(rule.selectorText || "")) continue
-      for (const name of rule.style) if (name.startsWith("--")) names.add(name)
+      for (const name of rule.style) if (name.startsWith("--") && semantic.test(name)) names.add(name)
     }
   }
   for (const sheet of document.styleSheets) {

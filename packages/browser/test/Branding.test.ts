@@ -1,7 +1,8 @@
 /**
  * The branding script against real Chromium: fixture pages with known styles, served on
  * 127.0.0.1, rendered with `branding: true`, and core's profile made from what the page returned.
- * One light page that names its colours in custom properties, one dark page that names none (its
+ * One light page that names its colours in custom properties (after 400 palette steps, as themes
+ * declare them), one dark page that names none (its
  * palette comes from what it paints) with an inline SVG logo and an `oklch()` colour.
  */
 import { type Branding, BrowserEngine, type BrowserRequest, brandingFromSamples } from "@strata/core"
@@ -16,7 +17,7 @@ const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR
 const light = `<!doctype html><html><head><meta charset="utf-8"><title>Tools for builders | Acme</title>
 <meta property="og:site_name" content="Acme"><meta property="og:image" content="/og.png"><link rel="icon" href="/favicon.png">
 <style>
-:root { --brand-primary: #1d4ed8; --brand-primary-foreground: #ffffff; --color-accent: #f59e0b; --success: #16a34a; --danger: #dc2626; --warning: #d97706 }
+:root { ${Array.from({ length: 400 }, (_, i) => `--color-step-${i}: #12345${i % 10};`).join(" ")} --brand-primary: #1d4ed8; --brand-primary-foreground: #ffffff; --color-accent: #f59e0b; --success: #16a34a; --danger: #dc2626; --warning: #d97706 }
 body { margin: 0; background: #ffffff; color: #111827; font-family: "Inter", Arial, sans-serif; font-size: 16px; line-height: 24px; font-weight: 400 }
 header { display: flex; gap: 16px; padding: 16px 32px }
 main { padding: 32px }

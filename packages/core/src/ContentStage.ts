@@ -159,6 +159,16 @@ const runPath = (input: ContentInput, path: Route, options: CommonOptions, deadl
           warnings: [],
           metadata: { ...baseMetadata(input, "application/pdf"), creditsUsed: 1 }
         }, options)
+      case "Media":
+        // The URL is the media itself: no text to write; the `audio` and `video` formats take it from here (EngineChoice.ts).
+        return yield* project({
+          _tag: "Text",
+          bytes: input.bytes,
+          text: "",
+          markdown: "",
+          warnings: [],
+          metadata: { ...baseMetadata(input, input.contentType), creditsUsed: 1 }
+        }, options)
       case "Document": {
         // The document's resources (an open file, a reader process) live until its pages are read.
         return yield* Effect.scoped(Effect.gen(function*() {

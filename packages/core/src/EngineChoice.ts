@@ -21,7 +21,8 @@ import type { ActionOutput, BrowserFile, BrowserPage, BrowserRequest } from "./f
 import { decodeBody } from "./fetch/Charset.ts"
 import { Fetcher } from "./fetch/Fetcher.ts"
 import { type MediaDeps, mediaDepsFromContext, withMedia } from "./media/MediaFormats.ts"
-import type { ContentInput } from "./Routing.ts"
+import { directSource } from "./media/MediaSources.ts"
+import { type ContentInput, isMediaType } from "./Routing.ts"
 import { NotSupported, scrapeError, type ScrapeError } from "./ScrapeError.ts"
 
 export type EngineName = "fetch" | "browser"
@@ -123,6 +124,12 @@ const pageHtml = (served: Served): string | undefined => {
   return decodeBody(served.input.bytes, served.input.contentTypeHeader).text
 }
 
+/** The scraped URL as the media source, when what it served is audio, video or a manifest. */
+const directMedia = (served: Served) => {
+  const input = served.input
+  return input !== undefined && served.page === undefined && isMediaType(input.contentType) ? directSource(input.url, input.contentType) : undefined
+}
+
 interface Served {
   readonly engine: EngineName
   readonly page?: BrowserPage | undefined
@@ -148,7 +155,7 @@ export const withEngine = (
     !hasFormat(request, "audio") && !hasFormat(request, "video")
       ? Effect.succeed(data)
       // The request's own budget interrupts this sooner when less time is left.
-      : withMedia(outputs.media, data, { html: pageHtml(served), url: served.page?.url ?? served.input?.url ?? request.url }, request, Date.now() + request.timeout)))
+      : withMedia(outputs.media, data, { html: pageHtml(served), url: served.page?.url ?? served.input?.url ?? request.url, media: directMedia(served) }, request, Date.now() + request.timeout)))
 
 const withBrowser = (
   data: ScrapeData,

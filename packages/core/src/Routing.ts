@@ -41,6 +41,8 @@ export type Route =
   }
   /** A PDF under `parsers: []`. */
   | { readonly _tag: "Raw" }
+  /** The URL is itself audio or video (or an HLS/DASH manifest) and the request asks for `audio` or `video` (`media/`). */
+  | { readonly _tag: "Media" }
 
 /** The last path segment of a URL, for extension-based detection. */
 const fileNameOf = (url: string): string | undefined => {
@@ -73,6 +75,11 @@ const documentParser = (format: DocumentFormat, options: CommonOptions): PdfPars
   return format === "pdf" ? pdf : pdf ?? defaultPdfParser
 }
 
+/** Audio, video and streaming manifests: what the `audio` and `video` formats read from the URL itself. */
+export const isMediaType = (contentType: string | undefined): boolean =>
+  contentType !== undefined &&
+  (/^(audio|video)\//.test(contentType) || ["application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml"].includes(contentType))
+
 const unsupported = (input: ContentInput): ScrapeError =>
   scrapeError(new UnsupportedFileType({
     message: `Unsupported file type${input.contentType ? ` (${input.contentType})` : ""}: the service reads HTML, JSON, text and the document formats ${
@@ -89,6 +96,9 @@ export const route = (input: ContentInput, options: CommonOptions): Effect.Effec
       Effect.mapError(fromStageError)
     )
     const format = detected ?? byDeclaredType(input)
+    if (format === undefined && !input.upload && isMediaType(input.contentType) && options.formats.some((f) => f.type === "audio" || f.type === "video")) {
+      return { _tag: "Media" } as const
+    }
     if (format === undefined) return yield* Effect.fail(unsupported(input))
     if (format === "html") return { _tag: "Html" } as const
     if (format === "json" || format === "text") return { _tag: "Text", json: format === "json" } as const

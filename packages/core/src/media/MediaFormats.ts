@@ -1,5 +1,6 @@
 /**
- * The `audio` and `video` formats: the page's media (MediaSources.ts) downloaded through the
+ * The `audio` and `video` formats: the page's media (MediaSources.ts), or the URL itself when it is
+ * audio, video or a manifest (`Routing.ts` routes it here instead of refusing its type), downloaded through the
  * fetch engine (MediaDownload.ts), made into an MP3 or an MP4 by ffmpeg (Transcoder.ts), and
  * stored as an artifact whose signed link expires after 1 hour (without an artifact store, a
  * `data:` URL). `audio` takes the page's audio first, then the sound of its video. A video file
@@ -112,14 +113,14 @@ const makeFormat = (deps: MediaDeps, kind: MediaKind, sources: ReadonlyArray<Med
 export const withMedia = (
   deps: MediaDeps,
   data: ScrapeData,
-  page: { readonly html: string | undefined; readonly url: string },
+  page: { readonly html: string | undefined; readonly url: string; readonly media?: MediaSource | undefined },
   request: ScrapeRequest,
   deadline: number
 ): Effect.Effect<ScrapeData, ScrapeError> =>
   Effect.gen(function*() {
     const kinds = (["audio", "video"] as const).filter((kind) => hasFormat(request, kind))
     if (kinds.length === 0) return data
-    const sources = page.html === undefined ? [] : findMedia(page.html, page.url)
+    const sources = page.media !== undefined ? [page.media] : page.html === undefined ? [] : findMedia(page.html, page.url)
     const fields: { audio?: string | null; video?: string | null } = {}
     const warnings: Array<string> = []
     for (const kind of kinds) {

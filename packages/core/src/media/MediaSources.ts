@@ -21,7 +21,7 @@ export interface MediaSource {
   /** The declared MIME type, lower case, when the page gave one. */
   readonly type: string | undefined
   /** Where it was found. */
-  readonly via: "element" | "opengraph" | "json-ld" | "link"
+  readonly via: "element" | "opengraph" | "json-ld" | "link" | "direct"
   /** A muted `<video>` that plays by itself or loops, without controls: a background, not the page's video. */
   readonly decorative: boolean
 }
@@ -77,6 +77,12 @@ const jsonLdObjects = (text: string): Array<Record<string, unknown>> => {
   }
   visit(parsed, 0)
   return out
+}
+
+/** The scraped URL itself, when it is audio, video or a manifest (`Routing.ts` sends it here). */
+export const directSource = (url: string, contentType: string | undefined): MediaSource => {
+  const type = contentType?.split(";")[0].trim().toLowerCase()
+  return { url, kind: type?.startsWith("audio/") ? "audio" : "video", packaging: packagingOf(url, type), type, via: "direct", decorative: false }
 }
 
 export const findMedia = (html: string, pageUrl: string): ReadonlyArray<MediaSource> => {

@@ -103,10 +103,26 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     const xs = [x0, ...cuts, x1]
     let grid = buildGrid(all, xs, ys, undefined, true)
     if (grid === undefined) return
+    // A group head on the table's own first row, beside the row labels' heading ("(in millions)
+    // Year Ended December 31,"): that row has fewer pieces than the one under it, and with it makes
+    // a header of two levels.
+    let inner = false
+    if (candidate.length >= 4 && candidate[0].length <= 3 && candidate[0].length < candidate[1].length) {
+      const under = columnsFromText(candidate.slice(1).flat())
+      // The head row's own pieces would set the gutters at its edges: the rows under it place them.
+      const bxs = under.length >= cuts.length ? [x0, ...under, x1] : xs
+      const nested = nestHeader([...candidate[0], ...candidate[1]], bxs)
+      const body = nested === undefined || nested.cells.some((c) => c.colSpan > 1 && c.col === 0) ? undefined : buildGrid(all, bxs, ys, undefined, true)
+      const merged = nested === undefined || body === undefined || body.cols !== bxs.length - 1 ? undefined : withHeader(body, 2, nested)
+      if (merged !== undefined) {
+        grid = merged
+        inner = true
+      }
+    }
     // A group head ("Year Ended December 31,") stands alone on its row just above the table, over
     // the columns it heads: with the table's first row it makes a header of two levels.
     const above: Array<Line> = []
-    for (let i = from - 1, below = top(candidate[0]); i >= 0 && i >= from - 2; i--) {
+    for (let i = from - 1, below = top(candidate[0]); !inner && i >= 0 && i >= from - 2; i--) {
       const row = rows[i]
       const size = row[0].size
       if (below - bottom(row) > 1.2 * size || row.some((l) => taken.has(l) || l.x0 < x0 - size || l.x1 > x1 + size)) break
@@ -114,7 +130,7 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
       above.unshift(...row)
       below = top(row)
     }
-    if (above.length > 0 && grid.cols === xs.length - 1) {
+    if (!inner && above.length > 0 && grid.cols === xs.length - 1) {
       const nested = nestHeader([...above, ...candidate[0]], xs)
       // Group heads stand over the value columns; a line reaching over the first column (the row
       // labels) is the table's title, centred over it, not a head.

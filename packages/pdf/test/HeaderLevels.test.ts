@@ -102,4 +102,26 @@ describe("multi-level table headers", () => {
       assert.notInclude(tables[1].content, "Widgets sold")
       assert.include(markdown, "Widgets sold by town and year")
     }))
+
+  it.effect("unruled: a head beside the row labels' heading on the table's first row", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 300, 380, 460]
+        c.text(xs[0], 100, "(in millions)", 10)
+        // Centred over the three year columns.
+        c.text(342, 100, "Year Ended December 31,", 10)
+        c.text(xs[1] + 10, 114, "2023", 10)
+        c.text(xs[2] + 10, 114, "2022", 10)
+        c.text(xs[3] + 10, 114, "2021", 10)
+        const rows = [["Revenue", "1,200", "1,100", "900"], ["Cost of sales", "700", "650", "600"], ["Net income", "500", "450", "300"]]
+        rows.forEach((row, r) => row.forEach((cell, k) => c.text(k === 0 ? xs[0] : xs[k] + 10, 128 + r * 14, cell, 10)))
+      })))
+      const { pages } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.include(table!.content, `<th colspan="3">Year Ended December 31,</th>`)
+      assert.include(table!.content, `<th rowspan="2">(in millions)</th>`)
+      assert.match(table!.content, /<t[dh]>2023<\/t[dh]><t[dh]>2022<\/t[dh]><t[dh]>2021<\/t[dh]>/)
+      assert.include(table!.content, "<tr><td>Net income</td><td>500</td><td>450</td><td>300</td></tr>")
+    }))
 })

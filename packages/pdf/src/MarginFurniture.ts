@@ -32,9 +32,9 @@ const PAGE_NUMBER = new RegExp(
   "u"
 )
 const URL_LIKE = /\b(?:https?:\/\/|www\.)\S|\bdoi\s*:|\b10\.\d{4,9}\/\S|\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*[a-z]{2,}\/\S/i
-const MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?"
+const MONTH = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?"
 const DATE = new RegExp(
-  `\\b(?:\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}|\\d{1,2}[-/.]\\d{1,2}[-/.]\\d{2,4}|\\d{1,2}\\s+${MONTH}\\s+\\d{4}|${MONTH}\\s+\\d{1,2},?\\s+\\d{4})\\b`,
+  `\\b(?:\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}|\\d{1,2}[-/.]\\d{1,2}[-/.]\\d{2,4}|\\d{1,2}\\s+${MONTH}\\s+\\d{4}|${MONTH}\\s+\\d{1,2},?\\s+\\d{4}|${MONTH}\\s+\\d{4})\\b`,
   "i"
 )
 const COPYRIGHT = /[©℗]|\(c\)\s*\d{4}/i

@@ -102,4 +102,17 @@ describe("markMarginFurniture", () => {
     assert.strictEqual(equationNumber.kind, "text")
     assert.strictEqual(body.kind, "text")
   })
+
+  it("a revision line with a month and year at the foot is furniture; a line of words that only look like a month is not", () => {
+    const body = blockOf("text", Array.from({ length: 40 }, (_, i) => line("body text of the page goes on here", 60, 80 + i * 12)))
+    const revision = blockOf("text", [line("Revision of March 2021 (draft)", 60, 740)])
+    const top = blockOf("text", [line("Market overview for the year", 60, 40)])
+    markMarginFurniture({ height: 792, blocks: [top, body, revision] }, 10)
+    assert.strictEqual(revision.kind, "page_footer")
+    assert.strictEqual(top.kind, "text")
+    const market = blockOf("text", [line("Decline in market 2021 and beyond", 60, 740)])
+    markMarginFurniture({ height: 792, blocks: [body, market] }, 10)
+    assert.strictEqual(market.kind, "text")
+  })
 })
+

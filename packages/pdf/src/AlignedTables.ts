@@ -7,7 +7,8 @@
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
 import { buildGrid, columnsFromText, tableBlock, textRows } from "./Tables.ts"
-import { nestHeader, withHeader } from "./HeaderLevels.ts"
+import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
+import { joinWrappedRows } from "./WrappedRows.ts"
 
 /**
  * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
@@ -141,13 +142,23 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
         all.unshift(...above)
       }
     }
-    tables.push(tableBlock(all, grid))
+    tables.push(tableBlock(all, joinWrappedRows(grid, headerRowsOf(grid))))
     for (const l of all) taken.add(l)
+  }
+  // A row label wrapped onto a line of its own above its values: it stays in the run when it stands
+  // in the first column of the row under it (WrappedRows.ts joins the two).
+  const wrappedLabel = (row: Array<Line>, next: Array<Line> | undefined) => {
+    if (row.length !== 1 || next === undefined || next.length < 2) return false
+    const sorted = [...next].sort((a, b) => a.x0 - b.x0)
+    if (row[0].x0 > sorted[0].x0 + 2 * row[0].size || row[0].x1 >= sorted[1].x0 - 0.5 * row[0].size) return false
+    // The label goes on in lower case on the next line, beside its values: a wrap, not a formula
+    // or a caption. (A label wrapped under its values' row still splits an unruled table.)
+    return /^\p{Ll}/u.test(sorted[0].text) && !row[0].math && !sorted[0].math
   }
   let start = -1
   for (let i = 0; i <= rows.length; i++) {
     const row = rows[i]
-    const multi = row !== undefined && row.length >= 2
+    const multi = row !== undefined && (row.length >= 2 || (start >= 0 && wrappedLabel(row, rows[i + 1])))
     if (multi && (start < 0 || top(row) - bottom(rows[i - 1]) < 2.5 * row[0].size)) {
       if (start < 0) start = i
       continue

@@ -9,7 +9,8 @@ import { blockOf, type LayoutBlock } from "./LayoutBlock.ts"
 import { joinRuns, type Line } from "./Lines.ts"
 import type { Rule } from "./PageContent.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
-import { nestHeader, withHeader } from "./HeaderLevels.ts"
+import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
+import { joinWrappedRows } from "./WrappedRows.ts"
 import type { TextRun } from "./PageContent.ts"
 
 const SNAP = 2.5
@@ -319,6 +320,7 @@ export const ruledTables = (
     let ys: Array<number>
     let spans: ((kind: "v" | "h", row: number, col: number) => boolean) | undefined
     let textColumns = false
+    let rowsFromText = false
     const vx = cluster(frame.v.filter((r) => r.y1 - r.y0 > 4).map((r) => r.x0), SNAP)
     const hy = cluster(frame.h.map((r) => r.y0), SNAP)
     if (vx.length >= 2 || (vx.length >= 1 && frame.h.length >= 2)) {
@@ -347,6 +349,7 @@ export const ruledTables = (
       }
     } else {
       // Rules do not separate every row: rows come from the text.
+      rowsFromText = true
       ys = [box.top]
       for (let i = 1; i < rowsOfText.length; i++) {
         const above = Math.max(...rowsOfText[i - 1].map((l) => l.bottom))
@@ -358,6 +361,8 @@ export const ruledTables = (
     let grid = buildGrid(inFrame, xs, ys, spans, textColumns)
     if (grid === undefined) continue
     grid = nestedHeader(inFrame, xs, ys, frame, box, grid, vx.length >= 1, h) ?? grid
+    // Rows taken from the text split a wrapped cell over two rows; ruled rows never do.
+    if (rowsFromText) grid = joinWrappedRows(grid, headerRowsOf(grid))
     // An empty column means the columns were guessed wrong.
     const usedCols = new Set(grid.cells.filter((c) => c.text.length > 0).map((c) => c.col))
     if (usedCols.size < 2) continue

@@ -124,4 +124,31 @@ describe("multi-level table headers", () => {
       assert.match(table!.content, /<t[dh]>2023<\/t[dh]><t[dh]>2022<\/t[dh]><t[dh]>2021<\/t[dh]>/)
       assert.include(table!.content, "<tr><td>Net income</td><td>500</td><td>450</td><td>300</td></tr>")
     }))
+
+  for (const ruled of [false, true]) {
+    it.effect(`a row label wrapped over two lines is one cell (${ruled ? "booktabs" : "unruled"})`, () =>
+      Effect.gen(function*() {
+        const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+          const xs = [72, 300, 380]
+          if (ruled) { c.line(70, 96, 440, 96); c.line(70, 112, 440, 112) }
+          const cells = (top: number, label: string, a: string, b2: string) => {
+            c.text(xs[0], top, label, 10); c.text(xs[1] + 10, top, a, 10); c.text(xs[2] + 10, top, b2, 10)
+          }
+          cells(100, "Item", "2023", "2022")
+          cells(116, "Revenue", "1,200", "1,100")
+          c.text(xs[0], 130, "Property, plant and", 10)
+          cells(142, "equipment, net", "700", "650")
+          cells(158, "Net income", "500", "450")
+          cells(172, "Other", "5", "4")
+          if (ruled) c.line(70, 186, 440, 186)
+        })))
+        const { pages } = yield* readAll(bytes)
+        const table = tableOf(pages)
+        assert.isDefined(table)
+        assert.include(table!.content, "| Property, plant and equipment, net | 700 | 650 |")
+        assert.include(table!.content, "| Item | 2023 | 2022 |")
+        assert.strictEqual((table!.table as { rows: number }).rows, 5)
+      }))
+  }
 })
+

@@ -67,7 +67,7 @@ const image = (info: ImageInfo): string =>
 /** The markdown fragment of a block, from its structure; `""` for a block with none. */
 export const blockMarkdown = (block: BlockStructure): string => {
   const text = block.text ?? ""
-  if (block.table !== undefined) return writeTable(block.table, { text: block.table.cellText ?? "markdown" })
+  if (block.table !== undefined) return writeTable(block.table, { text: block.table.cellText ?? "markdown", headerRows: block.table.headerRows })
   if (block.image !== undefined) return image(block.image)
   if (block.code !== undefined) return code(block.code, text)
   if (block.formula !== undefined) return formula(block.formula)

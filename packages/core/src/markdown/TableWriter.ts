@@ -39,6 +39,12 @@ export interface TableWriterOptions {
    * escaped in a pipe table so they stay visible.
    */
   readonly text?: "markdown" | "plain"
+  /**
+   * Rows that head the table (1 by default): in an HTML table (one with spans) they are written
+   * with `<th>`, so that a header of two levels (a group head over its columns) stays a header.
+   * A pipe table has exactly one header row whatever this says.
+   */
+  readonly headerRows?: number
 }
 
 const spanOf = (n: number | undefined): number => (n !== undefined && n > 1 ? Math.floor(n) : 1)
@@ -76,10 +82,11 @@ const pipeTable = (rows: ReadonlyArray<ReadonlyArray<GridCell>>, cols: number, p
   return lines.join("\n")
 }
 
-const htmlTable = (rows: ReadonlyArray<ReadonlyArray<GridCell>>, plain: boolean): string => {
+const htmlTable = (rows: ReadonlyArray<ReadonlyArray<GridCell>>, plain: boolean, headerRows: number): string => {
   const lines = ["<table>"]
   rows.forEach((row, r) => {
-    const tag = r === 0 ? "th" : "td"
+    // `row` counts grid rows by the cells that start in them: a head row is one whose cells start above `headerRows`.
+    const tag = r === 0 || (row[0] !== undefined && row[0].row < headerRows) ? "th" : "td"
     const cells = row.map((cell) => {
       const colSpan = spanOf(cell.colSpan)
       const rowSpan = spanOf(cell.rowSpan)
@@ -98,7 +105,7 @@ export const writeTable = (grid: CellGrid, options: TableWriterOptions = {}): st
   const rows = rowsOf(grid)
   if (rows.length === 0) return ""
   const plain = options.text === "plain"
-  return grid.cells.some(spans) ? htmlTable(rows, plain) : pipeTable(rows, grid.cols, plain)
+  return grid.cells.some(spans) ? htmlTable(rows, plain, Math.max(1, Math.floor(options.headerRows ?? 1))) : pipeTable(rows, grid.cols, plain)
 }
 
 export interface HtmlTableOptions {

@@ -34,6 +34,19 @@ describe("writeTable", () => {
     )
   })
 
+  it("heads an HTML table with as many rows as headerRows says (a group head and the columns under it)", () => {
+    const grid: CellGrid = {
+      rows: 3,
+      cols: 3,
+      cells: [cell(0, 0, "Item", 2, 1), cell(0, 1, "Year Ended", 1, 2), cell(1, 1, "2023"), cell(1, 2, "2022"), cell(2, 0, "Bolts"), cell(2, 1, "5"), cell(2, 2, "4")]
+    }
+    expect(writeTable(grid, { headerRows: 2 })).toBe(
+      "<table>\n<tr><th rowspan=\"2\">Item</th><th colspan=\"2\">Year Ended</th></tr>\n<tr><th>2023</th><th>2022</th></tr>\n<tr><td>Bolts</td><td>5</td><td>4</td></tr>\n</table>"
+    )
+    // One head row unless told otherwise.
+    expect(writeTable(grid)).toContain("<tr><td>2023</td><td>2022</td></tr>")
+  })
+
   it("reads plain text as text: whitespace collapses, backslashes stay visible in a pipe table", () => {
     expect(writeTable(gridOfRows([["C:\\dir", "a  b"], ["x|y", "1"]]), { text: "plain" })).toBe(
       "| C:\\\\dir | a b |\n| --- | --- |\n| x\\|y | 1 |"

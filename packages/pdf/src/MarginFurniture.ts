@@ -10,7 +10,7 @@
  * caption under a figure or a footnote stop the peeling). Within such a strip a block is furniture
  *
  * - when it reads as a page number ("12", "- 4 -", "Page 3 of 10", "iv"), or shares a row with one;
- * - when it has the shape of a stamp: a URL, a DOI or an e-mail address, a date, a copyright sign,
+ * - when it has the shape of a stamp: a URL or a DOI, a date, a copyright sign,
  *   or a folio number at either end ("Chapter 3. Access Control 15");
  * - when it is set apart from the body by size or style (smaller, italic, all capitals) and lies
  *   close to the edge.
@@ -31,7 +31,8 @@ const PAGE_NUMBER = new RegExp(
   `^(?:(?:[Pp]age|PAGE|p\\.|[Ss]eite|[Pp]ágina|[Pp]agina)\\s*)?[-–—]?\\s*(?:\\d{1,3}[-–]\\d{1,4}|\\d{1,5}|${ROMAN})\\s*[-–—]?(?:\\s*(?:of|OF|\\/|von|de)\\s*\\d{1,5})?$`,
   "u"
 )
-const URL_LIKE = /\b(?:https?:\/\/|www\.)\S|\bdoi\s*:|\b10\.\d{4,9}\/\S|\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*[a-z]{2,}\/\S/i
+// E-mail addresses are left out: at the foot of a first page they are the authors' (a footnote).
+const URL_LIKE = /\b(?:https?:\/\/|www\.)\S|\bdoi\s*:|\b10\.\d{4,9}\/\S|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*[a-z]{2,}\/\S/i
 const MONTH = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?"
 const DATE = new RegExp(
   `\\b(?:\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}|\\d{1,2}[-/.]\\d{1,2}[-/.]\\d{2,4}|\\d{1,2}\\s+${MONTH}\\s+\\d{4}|${MONTH}\\s+\\d{1,2},?\\s+\\d{4}|${MONTH}\\s+\\d{4})\\b`,

@@ -54,6 +54,7 @@ const piece = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom("<html>", "<html lang=en>", "</html>", "<head>", "</head>", "<body>", "<body class=x>", "</body>", "<!doctype html>") },
   { weight: 3, arbitrary: fc.constantFrom("<title>T &amp; <b>t</b></title>", "<meta charset=utf-8>", "<link rel=icon href=/i.png>", "<script>var s = '<p>no</p>'</script>", "<style>p { color: red }</style>", "<base href=/>", "<!-- note -->") },
   { weight: 6, arbitrary: fc.constantFrom("<div>", "</div>", "<p>", "</p>", "<span>", "</span>", "<b>", "</b>", "<i>", "</i>", "<a href=/x>", "</a>", "<ul>", "<li>", "</li>", "</ul>", "<h2>", "</h2>", "<img src=a.png alt=pic>", "<br>", "<section>", "</section>", "<article>", "</article>", "<em>", "</em>", "<blockquote>", "</blockquote>") },
+  { weight: 2, arbitrary: fc.constantFrom("<noscript><img src=pixel.gif></noscript>", "<svg><title>icon</title><path d=M0></path></svg>", "&nbsp;", "&copy; 2024", "&#8212;", "<!-- <p>hidden</p> -->", "<template><p>later</p></template>", "<iframe src=/ad></iframe>") },
   { weight: 2, arbitrary: fc.constantFrom("<textarea>raw <b>text</b></textarea>", "</td>", "</tr>", "</span>", "</x-widget>", "<x-widget>", "<pre>", "</pre>") },
   // Whole tables with text loose between their parts; stray elements in a table stay in place (see HtmlTreeModes).
   { weight: 1, arbitrary: fc.constantFrom("<table><tr>loose<td>cell</td></tr></table>", "<table>stray<tbody><tr><td>c1<td>c2</tr>after row</table>") },

@@ -119,7 +119,8 @@ export const brandingScript = `(async () => {
   collect("input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=checkbox]):not([type=radio]), textarea, select", "input", limits.input)
   collect("code, pre, kbd, samp", "code", limits.code)
   collect("[class*=success i], [class*=error i], [class*=danger i], [class*=warning i], [class*=alert i], [role=alert]", "status", limits.status)
-  collect("a[href]", "link", limits.link, (el) => el.innerText.trim() !== "")
+  // (An SVG <a> has no innerText.)
+  collect("a[href]", "link", limits.link, (el) => (el.innerText || "").trim() !== "")
   collect("p, li, td, dd, blockquote, figcaption, small, span, label, time, div", "text", limits.text, (el) => ownText(el) > 0)
   collect("header, footer, nav, section, aside, main, article, div", "surface", limits.surface, (el) => opaque(bgOwn(el)))
 
@@ -184,7 +185,14 @@ export const brandingScript = `(async () => {
     if (!inHeader && top > 600) continue
     const tag = el.tagName.toLowerCase()
     let kind = null, src = null, alt = ""
-    if (tag === "img") { kind = "img"; src = abs(el.currentSrc || el.src); alt = el.alt || el.title || "" }
+    if (tag === "img") {
+      kind = "img"; src = abs(el.currentSrc || el.src); alt = el.alt || el.title || ""
+      // A lazy-loading placeholder (a 1-pixel GIF, an empty SVG) stands in for the file named in data-src.
+      if (src && src.startsWith("data:")) {
+        const lazy = el.getAttribute("data-src") || el.getAttribute("data-lazy-src") || el.getAttribute("data-original") || (el.getAttribute("data-srcset") || "").split(/[\s,]/)[0]
+        src = lazy ? abs(lazy) : src.startsWith("data:image/svg+xml") && !/empty/.test(src.slice(0, 80)) ? src : null
+      }
+    }
     else if (tag === "svg") {
       const markup = new XMLSerializer().serializeToString(el)
       if (markup.length > 20000) continue
@@ -206,7 +214,7 @@ export const brandingScript = `(async () => {
   return {
     url: location.href, title: document.title || "", siteName: meta("og:site_name", "application-name"),
     background, elements, variables,
-    favicon: icon ? abs(icon.getAttribute("href")) : null, ogImage: og ? abs(og) : null, logos
+    favicon: icon && icon.getAttribute("href") ? abs(icon.getAttribute("href")) : null, ogImage: og ? abs(og) : null, logos
   }
 })()`
 

@@ -27,14 +27,16 @@ const ofKind = (samples: BrandingSamples, ...kinds: ReadonlyArray<StyleSample["k
  * Bootstrap's `--bs-primary`, Material's `--md-sys-color-primary`), not a shade of it
  * (`--primary-foreground`, `--bs-primary-bg-subtle`) or what is set on it (`--on-primary`).
  */
-const named = (variables: ReadonlyArray<ColorVariable>, words: ReadonlyArray<string>): Rgba | undefined => {
+const named = (variables: ReadonlyArray<ColorVariable>, words: ReadonlyArray<string>, standsOutFrom?: Rgba): Rgba | undefined => {
   const parts = (name: string) => name.replace(/^--/, "").toLowerCase().split(/[-_]+/)
   const shade = /^(foreground|fg|text|contrast|content|hover|active|focus|light|lighter|dark|darker|muted|subtle|soft|border|bg|background|[0-9]+)$/
   const match = variables.find((variable) => {
     const p = parts(variable.name)
     const at = p.findIndex((part) => words.includes(part))
     // `--md-sys-color-on-primary` is the text set on the primary colour, not the colour.
-    return at >= 0 && p[at - 1] !== "on" && !p.slice(at + 1).some((part) => shade.test(part))
+    return at >= 0 && p[at - 1] !== "on" && !p.slice(at + 1).some((part) => shade.test(part)) &&
+      // A brand colour the page's background hides is a surface colour named "primary" (a theme's --global-color-primary: white).
+      (standsOutFrom === undefined || colorDistance(variable.color, standsOutFrom) >= SAME_COLOR)
   })
   return match?.color
 }
@@ -121,9 +123,9 @@ export const palette = (samples: BrandingSamples): Palette => {
   const link = linkColor(samples)
   const vars = samples.variables
   const ranked = brandColors(samples)
-  const primary = named(vars, ["primary", "brand"]) ?? ranked[0] ?? (link !== undefined && isChromatic(link) ? link : textPrimary)
-  const secondary = named(vars, ["secondary"]) ?? distinct(ranked, [primary]) ?? primary
-  const accent = named(vars, ["accent", "highlight", "tertiary"]) ?? distinct(ranked, [primary, secondary]) ?? secondary
+  const primary = named(vars, ["primary", "brand"], background) ?? ranked[0] ?? (link !== undefined && isChromatic(link) ? link : textPrimary)
+  const secondary = named(vars, ["secondary"], background) ?? distinct(ranked, [primary]) ?? primary
+  const accent = named(vars, ["accent", "highlight", "tertiary"], background) ?? distinct(ranked, [primary, secondary]) ?? secondary
   const colors: Record<string, string> = {
     primary: toHex(primary),
     secondary: toHex(secondary),

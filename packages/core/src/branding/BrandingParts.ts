@@ -77,7 +77,14 @@ const nameWords = (samples: BrandingSamples): ReadonlyArray<string> => {
   return [...new Set(words.filter((word) => word.length >= 3))]
 }
 
-/** A logo candidate's score; 3 or more makes it a logo. */
+/**
+ * A logo candidate's score; `LOGO_SCORE` or more makes it a logo: two signals besides its size
+ * (where it sits and what it is called, or a link home), so a footer image named `logo` (a parent
+ * company's) or any image at the top is not enough alone. Set on 30 WCXB dev pages, checked on
+ * 30 others (bench/results/branding-corpus.md).
+ */
+export const LOGO_SCORE = 5
+
 export const logoScore = (candidate: LogoCandidate, words: ReadonlyArray<string>): number => {
   const text = `${candidate.alt} ${candidate.hint}`.toLowerCase()
   let score = 0
@@ -98,7 +105,7 @@ export const pickLogo = (samples: BrandingSamples): string | undefined => {
   let best: { candidate: LogoCandidate; score: number } | undefined
   for (const candidate of samples.logos) {
     const score = logoScore(candidate, words)
-    if (score >= 3 && (best === undefined || score > best.score)) best = { candidate, score }
+    if (score >= LOGO_SCORE && (best === undefined || score > best.score)) best = { candidate, score }
   }
   return best?.candidate.src
 }

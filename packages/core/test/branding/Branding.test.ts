@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { brandingFromSamples } from "../../src/branding/Branding.ts"
 import type { BrandingSamples, LogoCandidate, StyleSample } from "../../src/branding/BrandingSamples.ts"
-import { logoScore } from "../../src/branding/BrandingParts.ts"
+import { LOGO_SCORE, logoScore } from "../../src/branding/BrandingParts.ts"
 import { baseUnit, firstFamily } from "../../src/branding/BrandingType.ts"
 import { luminance } from "../../src/branding/Colors.ts"
 
@@ -34,10 +34,14 @@ describe("branding from samples", () => {
   })
 
   it("scores a header image linking home as a logo, and a small icon or a photo down the page not", () => {
-    expect(logoScore(logo({ inHeader: true, linksHome: true }), [])).toBeGreaterThanOrEqual(3)
-    expect(logoScore(logo({ alt: "Example logo" }), [])).toBeGreaterThanOrEqual(3)
-    expect(logoScore(logo({ inHeader: true, width: 20, height: 20, alt: "Search" }), [])).toBeLessThan(3)
-    expect(logoScore(logo({ width: 800, height: 500 }), [])).toBeLessThan(3)
+    expect(logoScore(logo({ inHeader: true, linksHome: true }), [])).toBeGreaterThanOrEqual(LOGO_SCORE)
+    expect(logoScore(logo({ top: 20, alt: "Example logo" }), [])).toBeGreaterThanOrEqual(LOGO_SCORE)
+    expect(logoScore(logo({ top: 20, alt: "Example" }), ["example"])).toBeGreaterThanOrEqual(LOGO_SCORE)
+    // One signal alone is not enough: a logo-named image down in the footer, any image in the header.
+    expect(logoScore(logo({ top: 4000, alt: "Parent company logo" }), [])).toBeLessThan(LOGO_SCORE)
+    expect(logoScore(logo({ inHeader: true, alt: "Spring sale" }), [])).toBeLessThan(LOGO_SCORE)
+    expect(logoScore(logo({ inHeader: true, width: 20, height: 20, alt: "Search" }), [])).toBeLessThan(LOGO_SCORE)
+    expect(logoScore(logo({ width: 800, height: 500 }), [])).toBeLessThan(LOGO_SCORE)
   })
 
   it("names the first family a stack asks for", () => {
@@ -54,10 +58,10 @@ describe("branding from samples", () => {
     expect(luminance([20, 20, 20, 1])).toBeLessThan(0.179)
   })
 
-  it("takes the brand's colours from the names design systems give them, not from their shades or what is set on them", () => {
+  it("takes the brand's colours from the names design systems give them, not from their shades, what is set on them, or the page's background", () => {
     const color = (hex: string) => [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16), 1] as const
     const variables = [
-      ["--md-sys-color-on-primary", "#ffffff"], ["--bs-primary-bg-subtle", "#cfe2ff"], ["--bs-primary", "#0d6efd"],
+      ["--md-sys-color-on-primary", "#ffffff"], ["--bs-primary-bg-subtle", "#cfe2ff"], ["--theme-global-color-primary", "#fefefe"], ["--bs-primary", "#0d6efd"],
       ["--bs-secondary-text-emphasis", "#2b2f32"], ["--bs-secondary", "#6c757d"], ["--bs-danger", "#dc3545"], ["--bs-success", "#198754"]
     ].map(([name, hex]) => ({ name, color: color(hex) }))
     const profile = brandingFromSamples(samples({ variables, elements: [element({})] }))

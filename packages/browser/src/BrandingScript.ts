@@ -189,7 +189,7 @@ export const brandingScript = `(async () => {
       kind = "img"; src = abs(el.currentSrc || el.src); alt = el.alt || el.title || ""
       // A lazy-loading placeholder (a 1-pixel GIF, an empty SVG) stands in for the file named in data-src.
       if (src && src.startsWith("data:")) {
-        const lazy = el.getAttribute("data-src") || el.getAttribute("data-lazy-src") || el.getAttribute("data-original") || (el.getAttribute("data-srcset") || "").split(/[\s,]/)[0]
+        const lazy = el.getAttribute("data-src") || el.getAttribute("data-lazy-src") || el.getAttribute("data-original") || (el.getAttribute("data-srcset") || "").split(/[\\s,]/)[0]
         src = lazy ? abs(lazy) : src.startsWith("data:image/svg+xml") && !/empty/.test(src.slice(0, 80)) ? src : null
       }
     }

@@ -88,7 +88,10 @@ beforeAll(async () => {
     CanvasRenderingContext2D.prototype.getImageData = () => { while (true) {} }
     Element.prototype.getBoundingClientRect = () => { throw new Error("no") }
   </script></head>`)
-  site = await serve({ "/light": light, "/tampered": tampered, "/dark": dark, "/acme-mark.png": image, "/search.png": image, "/og.png": image, "/favicon.png": image })
+  const lazy = `<!doctype html><html><head><title>Lazy | Acme</title></head><body><header><a href="/">
+    <img alt="Acme logo" width="120" height="40" src="data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==" data-srcset="/lazy-logo.png 1x, /lazy-logo@2x.png 2x">
+    </a></header><main><h1>Lazy</h1><p>A page whose images load late.</p></main></body></html>`
+  site = await serve({ "/light": light, "/tampered": tampered, "/dark": dark, "/lazy": lazy, "/acme-mark.png": image, "/search.png": image, "/og.png": image, "/favicon.png": image })
   runtime = ManagedRuntime.make(layer({ concurrency: 1, policy: { allowPrivate: false, allowedOrigins: [site.url] } }) as Layer.Layer<BrowserEngine>)
 })
 
@@ -133,6 +136,11 @@ describe("branding", () => {
     const b = await brandingOf("/tampered")
     expect(b.colors).toMatchObject({ primary: "#1d4ed8", background: "#ffffff", textPrimary: "#111827", link: "#2563eb" })
     expect(b.typography?.fontFamilies).toMatchObject({ primary: "Inter", heading: "Georgia" })
+  })
+
+  it("takes a lazy-loading logo's real file, not its placeholder", async () => {
+    const b = await brandingOf("/lazy")
+    expect(b.logo).toBe(`${site.url}/lazy-logo.png`)
   })
 
   it("reads a dark page's palette from what it paints, an oklch colour and an inline SVG logo", async () => {

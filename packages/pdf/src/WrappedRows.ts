@@ -2,8 +2,9 @@
  * Table cells whose text wraps onto a second line, in tables whose rows come from the text (no
  * rule between them): the wrap makes a row of its own with only the first column filled. A row
  * label that goes on in lower case on the next row ("Property, plant and" / "equipment, net") is one
- * cell: the two rows are joined, the values of whichever row holds them kept. A label-only row
- * followed by a capitalised label is a section of the table ("Revenue:" over its items) and stays.
+ * cell: the two rows are joined, the values of whichever row holds them kept. A row whose every
+ * filled cell goes on in lower case from the cell above it is that row's continuation. A label-only
+ * row followed by a capitalised label is a section of the table ("Revenue:" over its items) and stays.
  */
 import type { TableCell, TableGrid } from "./TableGrid.ts"
 
@@ -29,6 +30,17 @@ export const joinWrappedRows = (grid: TableGrid, headerRows = 1): TableGrid => {
     const previous = out[out.length - 1]
     if (r > headerRows && previous !== undefined && label(previous).length > 0 && onlyFirst(row) && !onlyFirst(previous) && continues(label(row))) {
       out[out.length - 1] = previous.map((c) => (c.col === 0 ? { ...c, text: `${c.text} ${label(row)}`.replace(/(\w)- (\p{Ll})/gu, "$1$2") } : c))
+      continue
+    }
+    // A row of continuations only: every filled cell goes on in lower case from a filled cell above
+    // ("Name of the user profile that has a usage setting for this" / "function.").
+    const filled = row.filter((c) => c.text.length > 0)
+    if (r > headerRows && previous !== undefined && filled.length > 0 && filled.length < previous.filter((c) => c.text.length > 0).length &&
+      filled.every((c) => continues(c.text) && previous.some((p) => p.col === c.col && p.text.length > 0))) {
+      out[out.length - 1] = previous.map((p) => {
+        const more = filled.find((c) => c.col === p.col)
+        return more === undefined ? p : { ...p, text: `${p.text} ${more.text}`.replace(/(\w)- (\p{Ll})/gu, "$1$2") }
+      })
       continue
     }
     out.push(row)

@@ -150,5 +150,25 @@ describe("multi-level table headers", () => {
         assert.strictEqual((table!.table as { rows: number }).rows, 5)
       }))
   }
+
+  it.effect("a description wrapped onto a line of its own in a later column stays in its cell", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 180, 280]
+        c.line(70, 96, 560, 96)
+        c.text(xs[0], 100, "Column name", 10); c.text(xs[1], 100, "Data type", 10); c.text(xs[2], 100, "Description", 10)
+        c.line(70, 112, 560, 112)
+        c.text(xs[0], 116, "FUNCTION_ID", 10); c.text(xs[1], 116, "VARCHAR(30)", 10); c.text(xs[2], 116, "ID of the function.", 10)
+        c.text(xs[0], 130, "USER_NAME", 10); c.text(xs[1], 130, "VARCHAR(10)", 10); c.text(xs[2], 130, "Name of the user profile that has a usage setting", 10)
+        c.text(xs[2], 142, "for this function.", 10)
+        c.text(xs[0], 156, "USAGE", 10); c.text(xs[1], 156, "VARCHAR(7)", 10); c.text(xs[2], 156, "Usage setting.", 10)
+        c.line(70, 170, 560, 170)
+      })))
+      const { pages } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.include(table!.content, "| USER_NAME | VARCHAR(10) | Name of the user profile that has a usage setting for this function. |")
+      assert.strictEqual((table!.table as { rows: number }).rows, 4)
+    }))
 })
 

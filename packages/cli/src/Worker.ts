@@ -43,6 +43,16 @@ export const outputsOf = (spec: RunSpec, path: string): Array<string> => {
 
 const allExist = (paths: ReadonlyArray<string>) => Promise.all(paths.map((p) => stat(p).then(() => true, () => false))).then((found) => found.every(Boolean))
 
+/** How long before the queue's deadline the handler ends an attempt itself. */
+const OWN_DEADLINE_LEAD_MS = 250
+
+/** The attempt ran out of time (the conversion was aborted: its reader process killed). */
+class AttemptTimeout extends Error {
+  constructor(ms: number) {
+    super(`the attempt ran past its deadline (${ms} ms)`)
+  }
+}
+
 /** Room left for the reader's own deadline inside the attempt's, so the reader's Timeout arrives first. */
 const DEADLINE_MARGIN_MS = 2_000
 
@@ -69,6 +79,8 @@ export const corpusHandler = (runs: CorpusRuns["Service"], convert: Convert, say
       yield* runs.started(item.runId, item.path, job.attempt)
       const t0 = performance.now()
       const outputs = outputsOf(spec, item.path)
+      // Ends the attempt here, a little before the queue would, so that the failure is recorded in the run.
+      const budgetMs = Math.max(0, job.deadline - Date.now() - OWN_DEADLINE_LEAD_MS)
       const outcome = yield* Effect.exit(Effect.gen(function*() {
         const bytes = yield* Effect.tryPromise(() => readFile(item.source))
         const key = resultKey(bytes, spec)
@@ -98,15 +110,18 @@ export const corpusHandler = (runs: CorpusRuns["Service"], convert: Convert, say
         })
         yield* runs.saveResult(key, item.runId, item.path)
         return { key, copied: false }
-      }))
+      }).pipe(Effect.timeoutOrElse({ duration: budgetMs, orElse: () => Effect.fail(new AttemptTimeout(budgetMs)) })))
       const ms = Math.round(performance.now() - t0)
       if (outcome._tag === "Success") {
         yield* runs.finished(item.runId, item.path, outcome.value.key)
         say(`${outcome.value.copied ? "copied" : "converted"} ${item.path} (${ms} ms, attempt ${job.attempt})`)
         return
       }
-      const failure = failureRecord(item.path, unwrap(outcome.cause))
-      const message = `${failure.reason}${failure.kind ? ` (${failure.kind})` : ""}: ${failure.message}`
+      const error = unwrap(outcome.cause)
+      const failure = failureRecord(item.path, error)
+      const message = error instanceof AttemptTimeout
+        ? `Timeout: ${error.message}`
+        : `${failure.reason}${failure.kind ? ` (${failure.kind})` : ""}: ${failure.message}`
       const final = job.attempt >= job.maxAttempts
       yield* runs.failed(item.runId, item.path, message, final)
       say(`failed ${item.path} (attempt ${job.attempt} of ${job.maxAttempts}): ${message}`)

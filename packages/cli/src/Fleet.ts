@@ -124,7 +124,7 @@ export const queuedParse = async (config: QueuedRunConfig, io: FleetIo): Promise
     )
     io.out(spec.id)
     if (!config.wait) return 0
-    const last = yield* waitForRun(runs, spec.id, io)
+    const last = yield* waitForRun(runs, queue, spec.id, io)
     return last.failed > 0 ? 1 : 0
   })
   return Effect.runPromise(program.pipe(Effect.provide(fleetLayers(url)))).catch((error) => {
@@ -133,12 +133,32 @@ export const queuedParse = async (config: QueuedRunConfig, io: FleetIo): Promise
   })
 }
 
+/**
+ * Items a dead worker left `running` on their last attempt: the queue failed their job, and no
+ * worker lived to say so. They are failed in the run, so that it can end.
+ */
+const settleDead = (runs: CorpusRuns["Service"], queue: JobQueue["Service"], runId: string) =>
+  Effect.gen(function*() {
+    for (const item of yield* runs.running(runId)) {
+      const job = yield* queue.job(CORPUS_QUEUE, jobIdFor(CORPUS_QUEUE, jobKey(runId, item.path, item.round)))
+      if (Option.isNone(job) || job.value.status === "failed" || job.value.status === "cancelled") {
+        const why = Option.match(job, { onNone: () => "its job is gone", onSome: (j) => j.error ?? "its worker stopped" })
+        yield* runs.failed(runId, item.path, `Failed: the last attempt did not finish (${why})`, true)
+      }
+    }
+  })
+
 /** Polls a run until every item is done or failed; prints its progress as it goes. */
-const waitForRun = (runs: CorpusRuns["Service"], runId: string, io: FleetIo) =>
+const waitForRun = (runs: CorpusRuns["Service"], queue: JobQueue["Service"], runId: string, io: FleetIo) =>
   Effect.gen(function*() {
     let lastLine = ""
     let lastAt = 0
+    let lastSettle = Date.now()
     while (true) {
+      if (Date.now() - lastSettle > 5000) {
+        yield* settleDead(runs, queue, runId)
+        lastSettle = Date.now()
+      }
       const progress = Option.getOrThrow(yield* runs.progress(runId))
       const line = progressLine(progress)
       if (line !== lastLine && Date.now() - lastAt > 2000) {
@@ -193,20 +213,23 @@ export const runsCommand = async (args: ReadonlyArray<string>, io: FleetIo): Pro
   if (url === undefined) return 2
   const program = Effect.gen(function*() {
     const runs = yield* CorpusRuns
+    const queue = yield* JobQueue
+    yield* queue.define(CORPUS_QUEUE, corpusQueueSettings)
+    yield* settleDead(runs, queue, id)
     const found = yield* runs.progress(id)
     if (Option.isNone(found)) {
       io.err(`strata: no run ${id}`)
       return 1
     }
     if (args.includes("--watch")) {
-      const last = yield* waitForRun(runs, id, io)
+      const last = yield* waitForRun(runs, queue, id, io)
       io.out(showRun(last))
       return last.failed > 0 ? 1 : 0
     }
     io.out(args.includes("--json") ? JSON.stringify(found.value, null, 2) : showRun(found.value))
     return 0
   })
-  return Effect.runPromise(program.pipe(Effect.provide(runsLayer({ url })))).catch((error) => {
+  return Effect.runPromise(program.pipe(Effect.provide(fleetLayers(url)))).catch((error) => {
     io.err(`strata: ${errorText(error)}`)
     return 1
   })

@@ -6,8 +6,9 @@
  * attempts and reported by `strata runs show`; running the command again converts nothing that
  * finished (it sends only the failed document again), and SIGTERM drains the last worker.
  */
-import { CorpusRuns, runsLayer } from "@strata/fleet"
-import { Effect, Option, Redacted } from "effect"
+import { JobQueue } from "@strata/core"
+import { CorpusRuns, layer as queueLayer, runsLayer } from "@strata/fleet"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -16,6 +17,8 @@ import { fileURLToPath } from "node:url"
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
+import { jobKey } from "../src/Fleet.ts"
+import { CORPUS_QUEUE } from "../src/Worker.ts"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 
@@ -165,6 +168,27 @@ describe("strata parse --queue with strata worker processes", () => {
     b.process.kill("SIGTERM")
     expect(await b.exited).toBe(0)
   }, 400_000)
+
+  it("runs show fails an item whose last attempt's worker died, so the run can end", async () => {
+    const url = postgres.createDatabase(`fleetdead${process.pid}`)
+    const layers = Layer.mergeAll(queueLayer({ url: Redacted.make(url) }), runsLayer({ url: Redacted.make(url) }))
+    // An item a worker started, whose job the queue then failed with nobody left to record it.
+    await Effect.runPromise(Effect.gen(function*() {
+      const runs = yield* CorpusRuns
+      const queue = yield* JobQueue
+      yield* runs.record({ id: "deadrun", outDir: "/tmp/unused", options: {}, json: false, formats: undefined }, ["x.csv"])
+      yield* runs.started("deadrun", "x.csv", 1)
+      yield* queue.define(CORPUS_QUEUE, { retries: 0 })
+      const { ids } = yield* queue.enqueue(CORPUS_QUEUE, [{ key: jobKey("deadrun", "x.csv", 0), data: {} }])
+      yield* queue.work(CORPUS_QUEUE, { slots: 1 }, () => Effect.fail(new Error("job heartbeat timeout")))
+      while (Option.getOrUndefined(yield* queue.job(CORPUS_QUEUE, ids[0]!))?.status !== "failed") yield* Effect.sleep("100 millis")
+    }).pipe(Effect.scoped, Effect.provide(layers)))
+    const shown = strata(["runs", "show", "deadrun"], { STRATA_DATABASE_URL: url })
+    expect(await shown.exited).toBe(0)
+    const text = shown.out.join("\n")
+    expect(text).toContain("0/1 done (100%), 1 failed, 0 running")
+    expect(text).toContain("x.csv (1 attempts): Failed: the last attempt did not finish (job heartbeat timeout)")
+  }, 120_000)
 
   it("refuses --queue, worker and runs without STRATA_DATABASE_URL, with a clear message", async () => {
     const env = { STRATA_DATABASE_URL: "" }

@@ -86,6 +86,8 @@ export class CorpusRuns extends Context.Service<CorpusRuns, {
   /** An item is back in the queue in a new round (its job failed while no worker could say so). */
   readonly requeue: (runId: string, path: string) => Effect.Effect<RunItem, RunsError>
   readonly started: (runId: string, path: string, attempt: number) => Effect.Effect<void, RunsError>
+  /** The items an attempt is running now (or was, when its worker died). */
+  readonly running: (runId: string) => Effect.Effect<ReadonlyArray<RunItem>, RunsError>
   readonly finished: (runId: string, path: string, resultKey: string) => Effect.Effect<void, RunsError>
   /** An attempt failed; `final` when it was the item's last. */
   readonly failed: (runId: string, path: string, error: string, final: boolean) => Effect.Effect<void, RunsError>
@@ -175,6 +177,12 @@ export const make = (sql: SqlClient.SqlClient) =>
       sql`UPDATE fleet_items SET state = 'running', attempts = ${attempt}, started_at = COALESCE(started_at, ${Date.now()})
         WHERE run_id = ${runId} AND path = ${path} AND state <> 'done'`.pipe(Effect.asVoid, wrap("started"))
 
+    const running = (runId: string) =>
+      sql<{ path: string; round: number }>`SELECT path, round FROM fleet_items WHERE run_id = ${runId} AND state = 'running'`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ path: row.path, round: Number(row.round) }))),
+        wrap("running")
+      )
+
     const finished = (runId: string, path: string, resultKey: string) =>
       sql`UPDATE fleet_items SET state = 'done', finished_at = ${Date.now()}, result_key = ${resultKey}, error = NULL
         WHERE run_id = ${runId} AND path = ${path}`.pipe(Effect.asVoid, wrap("finished"))
@@ -249,7 +257,7 @@ export const make = (sql: SqlClient.SqlClient) =>
         })
       }).pipe(wrap("progress"))
 
-    return CorpusRuns.of({ record, requeue, started, finished, failed, result, saveResult, spec, progress })
+    return CorpusRuns.of({ record, requeue, started, running, finished, failed, result, saveResult, spec, progress })
   })
 
 /** Corpus runs on the Postgres at `url`; the connection pool closes with the layer. */

@@ -6,8 +6,8 @@
  * defaults took 52 s), and the job's result is written once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { deadLetterOf, JobQueue, jobIdFor } from "@strata/core"
-import { Effect, Option, Redacted } from "effect"
+import { deadLetterOf, JobQueue, jobIdFor, MemoryJobQueue } from "@strata/core"
+import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,7 +15,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll } from "vitest"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
-import { layer } from "../src/index.ts"
+import { layer, layerConfig } from "../src/index.ts"
 
 let postgres: TempPostgres
 let databases = 0
@@ -40,6 +40,20 @@ const statusOf = (queue: string, id: string) =>
   Effect.flatMap(JobQueue, (q) => Effect.map(q.job(queue, id), Option.map((info) => info.status)))
 
 describe("PgBossQueue", () => {
+  it.live("the environment chooses: the in-process queue without STRATA_DATABASE_URL, pg-boss with it", () =>
+    Effect.gen(function*() {
+      const backendWith = (env: Record<string, string>) =>
+        Effect.map(JobQueue, (queue) => queue.backend).pipe(
+          Effect.scoped,
+          Effect.provide(layerConfig(MemoryJobQueue.layer).pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))))
+        )
+      assert.strictEqual(yield* backendWith({}), "memory")
+      assert.strictEqual(yield* backendWith({ STRATA_DATABASE_URL: freshUrl() }), "pg-boss")
+      // A database that cannot be reached is a clear error, not a hang.
+      const unreachable = yield* Effect.flip(backendWith({ STRATA_DATABASE_URL: "postgres://strata@127.0.0.1:1/none" }))
+      assert.match(String((unreachable as { message?: string }).message), /ECONNREFUSED|connect/i)
+    }))
+
   it.live("runs enqueued jobs and records them completed; depth counts what waits", () =>
     Effect.gen(function*() {
       const queue = yield* JobQueue

@@ -10,7 +10,7 @@ import { joinRuns, type Line } from "./Lines.ts"
 import type { Rule } from "./PageContent.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
 import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
-import { joinWrappedRows } from "./WrappedRows.ts"
+import { bandedRows, joinWrappedRows } from "./WrappedRows.ts"
 import type { TextRun } from "./PageContent.ts"
 
 const SNAP = 2.5
@@ -350,13 +350,9 @@ export const ruledTables = (
     } else {
       // Rules do not separate every row: rows come from the text.
       rowsFromText = true
-      ys = [box.top]
-      for (let i = 1; i < rowsOfText.length; i++) {
-        const above = Math.max(...rowsOfText[i - 1].map((l) => l.bottom))
-        const below = Math.min(...rowsOfText[i].map((l) => l.top))
-        ys.push((above + below) / 2)
-      }
-      ys.push(box.bottom)
+      // Between rules that part groups of lines, wrapped prose is one row (WrappedRows.ts).
+      const across = frame.h.filter((r) => r.x1 - r.x0 >= 0.8 * (box.x1 - box.x0) && r.y0 > box.top + SNAP && r.y0 < box.bottom - SNAP).map((r) => r.y0)
+      ys = bandedRows(rowsOfText, box.top, box.bottom, across, xs)
     }
     let grid = buildGrid(inFrame, xs, ys, spans, textColumns)
     if (grid === undefined) continue

@@ -170,5 +170,37 @@ describe("multi-level table headers", () => {
       assert.include(table!.content, "| USER_NAME | VARCHAR(10) | Name of the user profile that has a usage setting for this function. |")
       assert.strictEqual((table!.table as { rows: number }).rows, 4)
     }))
+
+  it.effect("rules between groups of lines: wrapped prose between two rules is one row, rows of figures stay rows", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 170, 360, 550]
+        const frame = (top: number, bottom: number, rules: Array<number>) => {
+          for (const y of [top, ...rules, bottom]) c.line(xs[0], y, xs[3], y)
+          for (const x of xs) c.line(x, top, x, bottom)
+        }
+        // Prose wrapped over several lines in each cell; the row label wrapped too.
+        frame(80, 200, [100, 150])
+        c.text(xs[0] + 4, 86, "Topic", 10); c.text(xs[1] + 4, 86, "Before", 10); c.text(xs[2] + 4, 86, "After", 10)
+        c.text(xs[0] + 4, 106, "Scope of", 10); c.text(xs[0] + 4, 118, "the rules", 10)
+        c.text(xs[1] + 4, 106, "Diseases carried by water", 10); c.text(xs[1] + 4, 118, "or by food, likely to spread", 10); c.text(xs[1] + 4, 130, "in groups", 10)
+        c.text(xs[2] + 4, 106, "Diseases that need a high", 10); c.text(xs[2] + 4, 118, "level of isolation", 10)
+        c.text(xs[0] + 4, 156, "Listed", 10); c.text(xs[1] + 4, 156, "Cholera, typhoid and", 10); c.text(xs[1] + 4, 168, "four others", 10)
+        c.text(xs[2] + 4, 156, "Ebola, plague and", 10); c.text(xs[2] + 4, 168, "fifteen others", 10)
+        // Figures in rows, with rules between sections only.
+        frame(500, 600, [516, 556])
+        c.text(xs[0] + 4, 504, "Item", 10); c.text(xs[1] + 4, 504, "2023", 10); c.text(xs[2] + 4, 504, "2022", 10)
+        const rows = [["Bolts", "12", "10"], ["Nuts", "7", "9"], ["Washers", "3", "4"], ["Rivets", "8", "6"]]
+        rows.forEach((row, r) => row.forEach((cell, k) => c.text(xs[k] + 4, 520 + r * 10 + (r >= 2 ? 16 : 0), cell, 9)))
+      })))
+      const { pages } = yield* readAll(bytes)
+      const tables = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "table")
+      assert.strictEqual(tables.length, 2)
+      assert.include(tables[0].content, "| Scope of the rules | Diseases carried by water or by food, likely to spread in groups | Diseases that need a high level of isolation |")
+      assert.include(tables[0].content, "| Listed | Cholera, typhoid and four others | Ebola, plague and fifteen others |")
+      assert.strictEqual((tables[0].table as { rows: number }).rows, 3)
+      assert.include(tables[1].content, "| Nuts | 7 | 9 |")
+      assert.strictEqual((tables[1].table as { rows: number }).rows, 5)
+    }))
 })
 

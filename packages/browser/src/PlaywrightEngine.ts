@@ -28,12 +28,13 @@ import {
   type ScrapeError,
   UrlBlocked
 } from "@strata/core"
-import { Config, Context, Effect, Layer, Semaphore } from "effect"
+import { Config, Context, Effect, Layer, Option, Semaphore } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { readFile, stat } from "node:fs/promises"
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
+import { AdBlockLists } from "./CosmeticRules.ts"
 import { sampleBranding } from "./BrandingScript.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
@@ -202,8 +203,10 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     const profiles = makeProfileStore(options.dataDir ?? "./data")
     const launching = yield* Semaphore.make(1)
     const tuning: WaitTuning = { ...DEFAULT_WAIT, ...options.smartWait }
-    // Built on the first render that blocks ads (~230 ms), then shared by every render.
-    const adBlocker = yield* Effect.cached(Effect.sync(() => buildAdBlocker()))
+    // Built on the first render that blocks ads (~230 ms), then shared by every render (and by the
+    // fetch engine's pages, when the layer is given the same `AdBlockLists`).
+    const lists = yield* Effect.serviceOption(AdBlockLists)
+    const adBlocker = Option.isSome(lists) ? lists.value.blocker : yield* Effect.cached(Effect.sync(() => buildAdBlocker()))
     let current: Browser | undefined
     // Settles when that browser's process has gone, so a render waiting on a timer still learns of a crash.
     const exited = new WeakMap<Browser, Promise<void>>()

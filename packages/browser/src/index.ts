@@ -7,3 +7,4 @@ export { type BrowserOptions, DEFAULT_CHROMIUM_PATH, DEFAULT_IDLE_MS, defaultCon
 export { DEFAULT_WAIT, type WaitTuning } from "./SmartWait.ts"
 export type { GuardPolicy } from "./GuardProxy.ts"
 export type { SessionOptions } from "./InteractSessions.ts"
+export { AdBlockLists, cosmeticLayer } from "./CosmeticRules.ts"

@@ -11,7 +11,7 @@ import type { DocumentReaders } from "./DocumentReader.ts"
 import { fromStageError, runDocumentStream, type PageEvent } from "./DocumentRun.ts"
 import { decodeBody } from "./fetch/index.ts"
 import { FormatProjection, type Produced, RequestDeadline, ZeroDataRetention } from "./FormatProjection.ts"
-import { processHtmlYielding } from "./html/index.ts"
+import { CosmeticFilter, processHtmlYielding } from "./html/index.ts"
 import type { OutputBlockPage, OutputPage } from "./MarkdownWriter.ts"
 import { mimeTypeOf } from "./MediaTypes.ts"
 import { type ContentInput, route, type Route } from "./Routing.ts"
@@ -43,7 +43,11 @@ const htmlPage = (input: ContentInput, options: CommonOptions) =>
   Effect.gen(function*() {
     const wants = (yield* FormatProjection).requested(options.formats)
     const { text } = decodeBody(input.bytes, input.contentTypeHeader)
+    // blockAds (a scrape's option, decoded with its default of true): consent banners and ads go before main content is chosen.
+    const blockAds = input.upload !== true && (options as { readonly blockAds?: boolean }).blockAds === true
+    const cosmetic = blockAds ? yield* (yield* CosmeticFilter).matcher : undefined
     const result = yield* processHtmlYielding(text, {
+      cosmetic,
       url: input.url,
       onlyMainContent: options.onlyMainContent,
       includeTags: options.includeTags,

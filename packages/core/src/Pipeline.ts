@@ -33,6 +33,7 @@ import { type Fetched, makePageCache, type Served } from "./store/PageCache.ts"
 import { makeRenderedCopies, renderedKey, reusable } from "./store/RenderedCopies.ts"
 import { Store } from "./store/Store.ts"
 import { FormatProjection, contractProjection, deriveJsonOffline } from "./FormatProjection.ts"
+import { CosmeticFilter } from "./html/CosmeticFilter.ts"
 import { Markdown, defaultMarkdown } from "./stages/Markdown.ts"
 import { Redaction } from "./stages/Redaction.ts"
 import { contentSniffing, TypeDetection } from "./TypeDetection.ts"
@@ -64,6 +65,7 @@ export class Pipeline extends Context.Service<Pipeline, {
       const copies = makeRenderedCopies()
       const readers = yield* DocumentReaders
       const redaction = yield* Redaction
+      const cosmetic = yield* CosmeticFilter
       // Stages with a default: the one in the context the pipeline is built in, else the default.
       const detection = Option.getOrElse(yield* Effect.serviceOption(TypeDetection), () => contentSniffing)
       const projection = Option.getOrElse(yield* Effect.serviceOption(FormatProjection), () => contractProjection)
@@ -72,6 +74,7 @@ export class Pipeline extends Context.Service<Pipeline, {
         makeChangeHistory(store, projection.deriveJson ?? ((input, wanted) => Effect.sync(() => deriveJsonOffline(input, wanted)))))
       const context = Context.make(DocumentReaders, readers).pipe(
         Context.add(Redaction, redaction),
+        Context.add(CosmeticFilter, cosmetic),
         Context.add(TypeDetection, detection),
         Context.add(FormatProjection, projection),
         Context.add(Markdown, markdown)

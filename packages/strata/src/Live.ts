@@ -166,8 +166,14 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
   const redaction = stages.redaction === undefined ? Layer.empty : Layer.succeed(Redaction, stages.redaction)
   const markdown = stages.markdown ?? Layer.empty
   const projection = projectionLayer(options.languageModel)
+  // blockAds' filter lists, built once on first use, for the browser and for fetched pages' cosmetic rules.
+  const lists = Browser.AdBlockLists.layer
+  const cosmetic = Browser.cosmeticLayer.pipe(Layer.provide(lists))
   // The browser's layer stays in the output: with it come the interact sessions (`Interactions`) the HTTP server serves.
-  return Pipeline.layer.pipe(Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, projection)), Layer.provideMerge(browserLayer(options)))
+  return Pipeline.layer.pipe(
+    Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, projection, cosmetic)),
+    Layer.provideMerge(browserLayer(options).pipe(Layer.provide(lists)))
+  )
 }
 
 /** The `Pipeline` service with the defaults (configuration from the environment). */

@@ -10,6 +10,8 @@
  *    extraction would drop it. If nothing matches, the result is empty.
  * 3. Otherwise, with `onlyMainContent`, main-content extraction picks the content.
  * `links` and `metadata` always come from the whole page, whatever the filters.
+ * With `cosmetic` (`blockAds`), the elements its hiding rules select (consent banners, ads) are
+ * removed from the parsed page before anything but `metadata` reads it, as a browser would.
  */
 import type { Root } from "hast"
 import { Effect } from "effect"
@@ -22,6 +24,7 @@ import { serializeHtml } from "./HtmlSerialize.ts"
 import { extractMainContent, readMainContentHints } from "./MainContent.ts"
 import { hasMojibake, repairTreeText } from "./Mojibake.ts"
 import { excludeTags, includeTags } from "./TagFilter.ts"
+import { type CosmeticMatcher, hideCosmetic } from "./CosmeticFilter.ts"
 
 export interface HtmlOptions {
   /** The final URL, for resolving relative links (a `<base href>` in the page takes precedence). */
@@ -32,6 +35,8 @@ export interface HtmlOptions {
   /** Markdown only: `data:` image URLs become `<Base64-Image-Removed>`, the alt text stays. */
   readonly removeBase64Images: boolean
   readonly formats: { readonly markdown: boolean; readonly html: boolean; readonly links: boolean }
+  /** `blockAds`: the cosmetic rules' matcher (see CosmeticFilter.ts); none hides nothing. */
+  readonly cosmetic?: CosmeticMatcher | undefined
 }
 
 export interface HtmlResult {
@@ -49,10 +54,12 @@ export const processHtml = (html: string, options: HtmlOptions): HtmlResult => p
 export const processHtmlYielding = (html: string, options: HtmlOptions): Effect.Effect<HtmlResult> =>
   Effect.map(parseHtmlYielding(html), (parsed) => processParsedHtml(parsed, html, options))
 
-const processParsedHtml = (parsed: Root, html: string, options: HtmlOptions): HtmlResult => {
+const processParsedHtml = (page: Root, html: string, options: HtmlOptions): HtmlResult => {
+  let parsed = page
   // Text that was UTF-8 decoded as windows-1252 upstream ("letâ€™s") is read as it was written.
   if (hasMojibake(html)) repairTreeText(parsed)
   const metadata = extractMetadata(parsed, options.url)
+  if (options.cosmetic !== undefined) parsed = hideCosmetic(parsed, options.url, options.cosmetic)
   const hasInclude = options.includeTags !== undefined && options.includeTags.length > 0
   const wantsContent = options.formats.markdown || options.formats.html
   // main-content hints (JSON-LD, generator, noscript rendering) live in what cleaning drops

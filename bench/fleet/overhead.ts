@@ -199,9 +199,9 @@ capacity / that, so the table is on the low side:
 | ---: | ---: |
 ${r.model.workersAtWhichPostgresLimits.map((m) => `| ${m.docsPerSecond} | ${m.workers} |`).join("\n")}
 
-Small documents convert at roughly 1-2 per second per core here (the corpus test: 31 documents
-on 2 workers), so a Postgres like this one carries on the order of the middle row's workers; large
-PDFs (seconds each) take the top row. The idle polls are most of it: past these sizes, poll
+Small documents (3-page PDFs, short HTML and CSV) convert at 10-20 a second per worker here
+(bench/results/fleet-workers.md), the bottom row: a Postgres like this one carries about 18 such
+workers; large PDFs (seconds each) take the top row. The idle polls are most of it: past these sizes, poll
 less often (\`pollSeconds\`, with LISTEN/NOTIFY to wake workers), give Postgres its own cores, or
 fetch jobs in batches.
 `

@@ -24,6 +24,8 @@ import { CORPUS_QUEUE, corpusHandler, type CorpusJob, corpusQueueSettings } from
 export interface FleetIo {
   readonly out: (text: string) => void
   readonly err: (text: string) => void
+  /** Raw writes to stderr when it is a terminal: a run being followed draws a bar there. */
+  readonly tty?: ((text: string) => void) | undefined
 }
 
 const databaseUrl = (io: FleetIo, what: string): Redacted.Redacted | undefined => {
@@ -161,7 +163,10 @@ const waitForRun = (runs: CorpusRuns["Service"], queue: JobQueue["Service"], run
       }
       const progress = Option.getOrThrow(yield* runs.progress(runId))
       const line = progressLine(progress)
-      if (line !== lastLine && Date.now() - lastAt > 2000) {
+      if (io.tty !== undefined) {
+        io.tty(`\r${progressBar(progress)} ${line}\u001b[K`)
+        if (progress.done + progress.failed >= progress.total) io.tty("\n")
+      } else if (line !== lastLine && Date.now() - lastAt > 2000) {
         io.err(`strata: ${line}`)
         lastLine = line
         lastAt = Date.now()
@@ -179,6 +184,14 @@ const duration = (ms: number): string => {
   if (s < 60) return `${s} s`
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`
+}
+
+const BAR_WIDTH = 24
+
+/** `[#####-----]`: the share of the run's documents that are done or failed. */
+export const progressBar = (p: RunProgress): string => {
+  const filled = p.total === 0 ? BAR_WIDTH : Math.floor(((p.done + p.failed) / p.total) * BAR_WIDTH)
+  return `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}]`
 }
 
 export const progressLine = (p: RunProgress): string => {

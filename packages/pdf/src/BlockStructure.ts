@@ -8,6 +8,7 @@ import type { BlockStructure } from "@strata/core"
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import { isTocEntry, LIST_MARKER, TOC_LEADER } from "./Paragraphs.ts"
 import { headerRowsOf } from "./HeaderLevels.ts"
+import { escapeAroundMath } from "./MathInline.ts"
 
 const LIGATURES = /[\ufb00-\ufb06]/g
 
@@ -113,24 +114,25 @@ export const blockStructure = (block: LayoutBlock, vocabulary?: ReadonlySet<stri
       return { image: { src: "", alt: "" } }
     case "title":
     case "section_header":
-      return { heading: { level: block.level ?? 2 }, text: escapeInline(plain(block, vocabulary).replace(/\s*#+\s*$/, "")) }
+      return { heading: { level: block.level ?? 2 }, text: escapeAroundMath(plain(block, vocabulary).replace(/\s*#+\s*$/, ""), escapeInline) }
     case "list_item": {
       // A table-of-contents entry keeps its page number; its leader dots become one ellipsis.
       const joined = plain(block, vocabulary)
       const text = isTocEntry(block) ? joined.replace(TOC_LEADER, " … ") : joined
       const match = LIST_MARKER.exec(text)
       const marker = match?.[0].trim() ?? ""
-      const rest = escapeInline(text.slice(match?.[0].length ?? 0))
+      const rest = escapeAroundMath(text.slice(match?.[0].length ?? 0), escapeInline)
       const ordered = /^\d{1,3}\.$/.test(marker)
       const list = { depth: block.depth ?? 0, ordinal: ordered ? Number(marker.slice(0, -1)) : null, indent: block.indent ?? 0 }
       // Any other marker ("a)", "(iv)") is kept as the start of a bulleted item's text.
       return { list, text: ordered || BULLET.test(marker) || marker === "" ? rest : `${marker} ${rest}` }
     }
     case "formula":
+      if (block.latex !== undefined) return { formula: { source: block.latex, notation: "latex", display: true } }
       return { formula: { source: escapeInline(plain(block, vocabulary)), notation: "text", display: true } }
     case "footnote":
       return { text: escapeStart(plain(block, vocabulary)) }
     default:
-      return { text: escapeStart(escapeInline(plain(block, vocabulary))) }
+      return { text: escapeStart(escapeAroundMath(plain(block, vocabulary), escapeInline)) }
   }
 }

@@ -10,6 +10,7 @@ import { Layout, ReadingOrder, stageStep, Tables } from "@strata/core"
 import { alignedTables } from "./AlignedTables.ts"
 import { FontStats } from "./FontStats.ts"
 import { buildLines } from "./Lines.ts"
+import { splitMath } from "./MathRegions.ts"
 import { analyseLines, carryOver, labelPage, orderBlocks } from "./PageLayout.ts"
 import { ruledTables } from "./Tables.ts"
 
@@ -33,9 +34,13 @@ export const heuristicLayout = (tables: Tables["Service"]): Layout["Service"] =>
       return {
         analyse: (page) =>
           Effect.gen(function*() {
-            const lines = yield* stageStep("Layout", page.pageNumber, () => buildLines(page.runs))
+            // Display formulas leave the text first; inline math stays in it, marked (MathRegions.ts).
+            const math = splitMath(page.runs, page.rules)
+            const lines = yield* stageStep("Layout", page.pageNumber, () => buildLines(math.runs))
             const split = yield* tables.detect(lines, page)
-            return yield* stageStep("Layout", page.pageNumber, () => analyseLines(page, lines, split, stats))
+            const laid = yield* stageStep("Layout", page.pageNumber, () => analyseLines(page, lines, split, stats))
+            laid.blocks.push(...math.formulas)
+            return laid
           }),
         label: (page, neighbours) => stageStep("Layout", page.pageNumber, () => labelPage(page, neighbours, stats))
       }

@@ -15,6 +15,7 @@ import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/
 import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
 import { applyMatrix, multiplyMatrix as multiply, type Matrix, type PageElements, type TextRun, type ImageBox, type Rule, type DrawingBox } from "@strata/core"
 import { graphicsFrom } from "./Graphics.ts"
+import { cmexText, isCmex } from "./MathGlyphs.ts"
 import { type FontFacts, type TextStyle, textFromOperatorList } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
 import { readWithTextPass, textPassContent } from "./TextPass.ts"
@@ -84,7 +85,11 @@ export const runsFrom = (
   let unmapped = 0
   for (const item of items) {
     if (!isTextItem(item)) continue
-    let text = PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
+    const style = styles[item.fontName] ?? {}
+    const font = fontOf(doc, page, item.fontName, style.fontFamily)
+    // CMEX's glyph names have no Unicode: its text is the character code, read from TeX's table.
+    let text = font.math && isCmex(font.name) ? cmexText(item.str)
+      : PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
     // C0 controls are never text; a symbol-font glyph mapped into C1 is kept only as a lone marker (a bullet or box).
     if (CONTROL.test(text)) {
       // A glyph that came with control codes from a custom-encoded font, standing alone, is a bullet or box.
@@ -98,11 +103,9 @@ export const runsFrom = (
     // precedes "alef + lam", the article's lam-alef was swapped ("اإلنتاج" is "الإنتاج").
     if (item.dir === "rtl" && LAM_ALEF_SWAPPED.test(text)) text = text.replace(LAM_ALEF_SWAPPED_ALL, "\u0627\u0644$1")
     for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 0xfffd) unmapped++
-    const style = styles[item.fontName] ?? {}
     const tx = multiply(viewport, item.transform as Matrix)
     const size = Math.hypot(tx[2], tx[3]) || Math.hypot(tx[0], tx[1])
     if (!(size > 0.5)) continue
-    const font = fontOf(doc, page, item.fontName, style.fontFamily)
 
     const ascent = clamp(style.ascent && style.ascent > 0 ? style.ascent : 0.8, 0.5, 1.05)
     const descent = clamp(style.descent && style.descent < 0 ? -style.descent : 0.2, 0, 0.4)
@@ -113,7 +116,7 @@ export const runsFrom = (
       const width = item.width > 0 ? item.width : size * 0.5 * text.length
       runs.push({
         text, x0, x1: x0 + width, baseline: tx[5], top: tx[5] - ascent * size, bottom: tx[5] + descent * size, size,
-        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, symbol: font.symbol, rotated: false, rtl: item.dir === "rtl"
+        bold: font.bold, italic: font.italic, mono: font.mono, math: font.math, symbol: font.symbol, font: font.name, rotated: false, rtl: item.dir === "rtl"
       })
     } else {
       // Rotated text: keep its box so that it can be placed (and usually dropped as a margin stamp).

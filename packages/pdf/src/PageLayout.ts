@@ -188,7 +188,7 @@ export const writePage = ({ page, ordered }: OrderedPage): Page => {
     if (page.rtl && block.table !== undefined) block.table = mirrorGrid(block.table)
     const written = structuredBlock(block.kind, blockStructure(block, vocabulary), {
       bbox: normalisedBox(block, page),
-      source: page.textSource,
+      source: block.latex !== undefined ? "formula_glyphs" : page.textSource,
       ...(block.label !== undefined ? { label: block.label } : {}),
       confidence: { layout: block.confidence ?? null, ocr: page.textSource === "layout_ocr" ? ocrConfidence(block) : null }
     })

@@ -31,6 +31,8 @@ export interface TextRun extends TextBox {
   readonly text: string
   /** Set in a symbol font (dingbats): a lone glyph opening a line is a bullet. */
   readonly symbol: boolean
+  /** The font's PostScript name without its subset prefix ("CMMI10"): math is found by it (MathRegions.ts in pdf). */
+  readonly font?: string | undefined
   /** Recognition confidence 0..1 of OCR'd text; absent for a native text layer. */
   readonly confidence?: number | undefined
 }
@@ -121,6 +123,8 @@ export interface LayoutBlock {
   indent?: number
   /** The cells of a `table` block. */
   table?: TableGrid
+  /** A `formula` block's LaTeX, when the math pass rebuilt it from the glyphs (`source: formula_glyphs`). */
+  latex?: string
   /** The layout model's own label and its confidence, when a model labelled the block. */
   label?: string
   confidence?: number

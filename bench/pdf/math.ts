@@ -1,0 +1,107 @@
+/**
+ * The math benchmark: LaTeX-built PDFs (packages/pdf/test/fixtures/math and bench/pdf/math, each
+ * PDF beside its .tex source) read by Strata; every `\[...\]` and `$...$` of the source is
+ * looked for in the markdown as `$$...$$` or `$...$`. Scores: exact match (whitespace aside) and
+ * render equality (both rendered with KaTeX to HTML, the same markup). `heldout.tex` was written
+ * with the others and never looked at while tuning: it is reported on its own.
+ * Writes bench/results/math.md.
+ *
+ *   node -C @strata/source bench/pdf/math.ts
+ */
+import { readFileSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
+import { fileURLToPath } from "node:url"
+import katex from "katex"
+import { strata } from "./Engines.ts"
+
+const sets: Array<{ dir: URL; file: string; split: "tuning" | "held-out" }> = [
+  { dir: new URL("../../packages/pdf/test/fixtures/math/", import.meta.url), file: "display", split: "tuning" },
+  { dir: new URL("../../packages/pdf/test/fixtures/math/", import.meta.url), file: "inline", split: "tuning" },
+  { dir: new URL("./math/", import.meta.url), file: "tune", split: "tuning" },
+  { dir: new URL("./math/", import.meta.url), file: "heldout", split: "held-out" }
+]
+
+interface Equation { readonly latex: string; readonly display: boolean }
+
+/** The equations of a LaTeX body, in order: `\[...\]` display, `$...$` inline. */
+const sourceEquations = (tex: string): Array<Equation> => {
+  const body = tex.slice(tex.indexOf("\\begin{document}"))
+  return [...body.matchAll(/\\\[([\s\S]*?)\\\]|\$([^$]+)\$/g)].map((m) => ({ latex: (m[1] ?? m[2]!).trim(), display: m[1] !== undefined }))
+}
+
+/** The math of our markdown, in order. */
+const markdownEquations = (markdown: string): Array<Equation> =>
+  [...markdown.matchAll(/\$\$([\s\S]+?)\$\$|\$([^$\n]+)\$/g)].map((m) => ({ latex: (m[1] ?? m[2]!).trim(), display: m[1] !== undefined }))
+
+const render = (latex: string, display: boolean): string | undefined => {
+  try {
+    return katex.renderToString(latex, { displayMode: display, throwOnError: true, output: "html" })
+  } catch {
+    return undefined
+  }
+}
+
+const squash = (s: string) => s.replace(/\s+/g, "")
+
+interface Row { split: string; file: string; expected: Equation; got: string | undefined; exact: boolean; rendered: boolean }
+
+const rows: Array<Row> = []
+const started = performance.now()
+for (const set of sets) {
+  const tex = readFileSync(new URL(`${set.file}.tex`, set.dir), "utf8")
+  const pdf = fileURLToPath(new URL(`${set.file}.pdf`, set.dir))
+  const { markdown } = await strata(new Uint8Array(readFileSync(pdf)), pdf)
+  const got = markdownEquations(markdown)
+  const used = new Set<number>()
+  let cursor = 0
+  for (const expected of sourceEquations(tex)) {
+    const want = render(expected.latex, expected.display)
+    // The next unused equation of the same kind; one that renders the same further on wins.
+    const same = got.map((g, i) => ({ g, i })).filter(({ g, i }) => !used.has(i) && i >= cursor && g.display === expected.display)
+    const hit = same.slice(0, 3).find(({ g }) => render(g.latex, g.display) === want) ?? same[0]
+    if (hit !== undefined) {
+      used.add(hit.i)
+      cursor = hit.i + 1
+    }
+    const mine = hit?.g.latex
+    rows.push({
+      split: set.split, file: set.file, expected, got: mine,
+      exact: mine !== undefined && squash(mine) === squash(expected.latex),
+      rendered: mine !== undefined && want !== undefined && render(mine, expected.display) === want
+    })
+  }
+}
+const seconds = (performance.now() - started) / 1000
+
+const pct = (n: number, d: number) => d === 0 ? "-" : `${(100 * n / d).toFixed(1)}% (${n}/${d})`
+const summary = (split: string) => {
+  const r = rows.filter((x) => split === "all" || x.split === split)
+  return `| ${split} | ${r.length} | ${pct(r.filter((x) => x.exact).length, r.length)} | ${pct(r.filter((x) => x.rendered).length, r.length)} |`
+}
+const cell = (s: string | undefined) => s === undefined ? "(none)" : `\`${s.replace(/\|/g, "\\|").replace(/`/g, "'")}\``
+const load = loadavg().map((l) => l.toFixed(2)).join(" ")
+const md = [
+  "# Math: LaTeX from the glyph stream",
+  "",
+  "LaTeX-built PDFs (pdflatex, Computer Modern) read by Strata; each equation of the source is",
+  "looked for in the markdown (`$$...$$` display, `$...$` inline). *Exact*: the same LaTeX,",
+  "whitespace aside. *Render-identical*: KaTeX renders both to the same HTML. `held-out` equations",
+  "(bench/pdf/math/heldout.tex) were written with the rest and not looked at while tuning.",
+  "",
+  `Run: ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(1)} s for ${rows.length} equations, load average ${load}.`,
+  "",
+  "| split | equations | exact | render-identical |",
+  "| --- | ---: | ---: | ---: |",
+  summary("tuning"),
+  summary("held-out"),
+  summary("all"),
+  "",
+  "## Every equation",
+  "",
+  "| split | file | kind | source | ours | exact | renders same |",
+  "| --- | --- | --- | --- | --- | :---: | :---: |",
+  ...rows.map((r) => `| ${r.split} | ${r.file} | ${r.expected.display ? "display" : "inline"} | ${cell(r.expected.latex)} | ${cell(r.got)} | ${r.exact ? "yes" : "no"} | ${r.rendered ? "yes" : "no"} |`),
+  ""
+].join("\n")
+writeFileSync(new URL("../results/math.md", import.meta.url), md)
+console.log(md.split("## Every")[0])

@@ -1,0 +1,179 @@
+/**
+ * Finds the math on a page and writes it as LaTeX. Runs in math fonts, and the runs of digits,
+ * operators and operator names touching them, are joined into islands by proximity (a fraction's
+ * rule joins its numerator and denominator). An island alone on its rows is a display formula: it
+ * leaves the text and becomes a `formula` block of its own. An island inside a line of prose is
+ * inline math: its runs become one run holding the LaTeX between `INLINE_OPEN` and
+ * `INLINE_CLOSE`, which the block writer turns into `$...$` (MathInline.ts).
+ *
+ * Pages without a run in a math font return at once: the scan costs one test per run.
+ */
+import type { LayoutBlock, Line, Rule, TextRun } from "@strata/core"
+import { ACCENTS, cmexDepth, glyphLatex, isCmex, isMathFont, OPERATOR_NAMES, OPERATOR_WORD } from "./MathGlyphs.ts"
+import { INLINE_CLOSE, INLINE_OPEN } from "./MathInline.ts"
+import { formulaLatex, type MathToken, operatorKind } from "./MathLatex.ts"
+
+/** What the math pass leaves: the runs for the text layout, and the display formulas as blocks. */
+export interface MathSplit {
+  readonly runs: ReadonlyArray<TextRun>
+  readonly formulas: Array<LayoutBlock>
+}
+
+const OPERATORISH = /^[\s\d+\-−=()[\]<>.,:;!|/'’*·×±∓ˆ¯˜˙¨ˇ˘´`]+$/u
+
+const mathFont = (run: TextRun) => run.math || isMathFont(run.font)
+
+/** A run that may belong to a formula: a math font, or digits, operators and operator names. */
+const mathish = (run: TextRun) => mathFont(run) || OPERATORISH.test(run.text) || OPERATOR_NAMES.test(run.text.trim()) ||
+  (OPERATORISH.test(run.text.replace(OPERATOR_WORD, " ")) && /[=+<>]/.test(run.text))
+
+interface Box { x0: number; x1: number; top: number; bottom: number }
+
+/** A run's box, with a CMEX glyph's real extent (it hangs below its baseline). */
+const boxOf = (run: TextRun): Box => {
+  const ch = [...run.text.trim()][0] ?? ""
+  // A radical sign hangs below its baseline in every TeX font (CMSY's small one too).
+  if (!isCmex(run.font) && !(ch === "√" && run.text.trim().length === 1)) return run
+  return { x0: run.x0, x1: run.x1, top: run.baseline, bottom: run.baseline + cmexDepth(ch, (run.x1 - run.x0) / run.size) * run.size }
+}
+
+/** A run's glyphs as tokens, spread evenly over its width (operator names stay whole). */
+export const tokensOf = (run: TextRun, display: boolean): Array<MathToken> => {
+  const box = boxOf(run)
+  const chars = [...run.text]
+  const step = (run.x1 - run.x0) / Math.max(1, chars.length)
+  const pieces: Array<{ text: string; at: number }> = []
+  const text = run.text
+  const words = !mathFont(run) ? [...text.matchAll(OPERATOR_WORD)] : []
+  let i = 0
+  let at = 0
+  for (const word of words) {
+    while (i < (word.index ?? 0)) {
+      const ch = chars[at]!
+      pieces.push({ text: ch, at })
+      i += ch.length
+      at++
+    }
+    pieces.push({ text: `\\${word[0]}`, at })
+    at += word[0].length
+    i += word[0].length
+  }
+  while (at < chars.length) {
+    pieces.push({ text: chars[at]!, at })
+    at++
+  }
+  const out: Array<MathToken> = []
+  for (const piece of pieces) {
+    if (piece.text.trim().length === 0) continue
+    const width = piece.text.startsWith("\\") ? piece.text.length - 1 : 1
+    const latex = piece.text.startsWith("\\") ? piece.text : glyphLatex(piece.text)
+    out.push({
+      latex, glyph: piece.text.startsWith("\\") ? "" : piece.text,
+      x0: run.x0 + piece.at * step, x1: run.x0 + (piece.at + width) * step, top: box.top, bottom: box.bottom,
+      baseline: run.baseline, size: run.size, operator: operatorKind(latex, display), radical: piece.text === "√", big: isCmex(run.font)
+    })
+  }
+  return out
+}
+
+const touches = (a: Box, b: Box, dx: number, dy: number) =>
+  a.x0 - dx < b.x1 && b.x0 - dx < a.x1 && a.top - dy < b.bottom && b.top - dy < a.bottom
+
+/** The math of one page: display formulas out of the text, inline math marked in it. */
+export const splitMath = (runs: ReadonlyArray<TextRun>, rules: ReadonlyArray<Rule>): MathSplit => {
+  if (!runs.some(mathFont)) return { runs, formulas: [] }
+  const candidates = runs.filter((r) => !r.rotated && mathish(r))
+  const boxes = candidates.map(boxOf)
+  const parent = candidates.map((_, i) => i)
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!
+    return i
+  }
+  const union = (a: number, b: number) => { parent[find(a)] = find(b) }
+  // Islands: glyphs next to each other (sorted by x, so each looks only as far as it may reach).
+  const order = candidates.map((_, i) => i).sort((a, b) => boxes[a]!.x0 - boxes[b]!.x0)
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!
+    const a = boxes[i]!
+    for (let m = k + 1; m < order.length; m++) {
+      const j = order[m]!
+      const b = boxes[j]!
+      if (b.x0 > a.x1 + 20) break
+      const size = Math.max(candidates[i]!.size, candidates[j]!.size)
+      const dy = isCmex(candidates[i]!.font) || isCmex(candidates[j]!.font) ? 0.3 * size : -0.1 * Math.min(candidates[i]!.size, candidates[j]!.size)
+      if (touches(a, b, size * 1.1, dy)) union(i, j)
+    }
+  }
+  // A short rule joins what lies just above and below it (a fraction), or a radical and what it covers.
+  const shortRules = rules.filter((r) => r.horizontal && r.x1 - r.x0 < 300)
+  const ruleOf = new Map<number, Array<Rule>>()
+  for (const rule of shortRules) {
+    const members = candidates.map((_, i) => i).filter((i) => {
+      const c = (boxes[i]!.x0 + boxes[i]!.x1) / 2
+      const size = candidates[i]!.size
+      const nearRadical = candidates[i]!.text.includes("√") && Math.abs(boxes[i]!.x1 - rule.x0) < 1.5 && Math.abs(boxes[i]!.top - rule.y0) < size * 0.6
+      const gap = Math.max(boxes[i]!.top - rule.y0, rule.y0 - boxes[i]!.bottom, 0)
+      return nearRadical || (c >= rule.x0 - 0.5 && c <= rule.x1 + 0.5 && gap < size * 0.45)
+    })
+    if (members.length < 2) continue
+    for (const m of members.slice(1)) union(members[0]!, m)
+    const root = find(members[0]!)
+    ruleOf.set(root, [...(ruleOf.get(root) ?? []), rule])
+  }
+  const islands = new Map<number, Array<number>>()
+  for (let i = 0; i < candidates.length; i++) {
+    const root = find(i)
+    const list = islands.get(root)
+    if (list === undefined) islands.set(root, [i])
+    else list.push(i)
+  }
+  const prose = runs.filter((r) => !mathish(r) && /\p{L}{2}/u.test(r.text))
+  const removed = new Set<TextRun>()
+  const added: Array<TextRun> = []
+  const formulas: Array<LayoutBlock> = []
+  for (const members of islands.values()) {
+    const islandRuns = members.map((i) => candidates[i]!)
+    const islandRules = [...new Set(members.flatMap((i) => ruleOf.get(find(i)) ?? []))]
+    if (!islandRuns.some(mathFont) && islandRules.length === 0) continue
+    const box = union4(members.map((i) => boxes[i]!))
+    const size = Math.max(...islandRuns.filter((r) => !isCmex(r.font)).map((r) => r.size), 0) || islandRuns[0]!.size
+    const inProse = prose.some((p) => p.top < box.bottom - size * 0.3 && box.top + size * 0.3 < p.bottom &&
+      p.x0 < box.x1 + size * 3 && box.x0 - size * 3 < p.x1)
+    const tokens = islandRuns.flatMap((r) => tokensOf(r, !inProse))
+    if (tokens.every((t) => ACCENTS[t.glyph] !== undefined)) continue
+    const latex = formulaLatex(tokens, islandRules)
+    if (latex.length === 0) continue
+    for (const r of islandRuns) removed.add(r)
+    const main = islandRuns.filter((r) => r.size >= size * 0.9 && !isCmex(r.font))
+    const baseline = main.length > 0 ? mostCommon(main.map((r) => r.baseline)) : box.bottom - size * 0.2
+    const run: TextRun = {
+      text: inProse ? `${INLINE_OPEN}${latex}${INLINE_CLOSE}` : latex, x0: box.x0, x1: box.x1, top: Math.min(box.top, baseline - size * 0.8),
+      bottom: Math.max(box.bottom, baseline + size * 0.2), baseline, size, bold: false, italic: false, mono: false, math: !inProse,
+      symbol: false, rotated: false, rtl: false
+    }
+    if (inProse) {
+      // Inline math sits on the prose line: its box is the line's, so that lines are built as before.
+      added.push({ ...run, top: baseline - size * 0.8, bottom: baseline + size * 0.2 })
+      continue
+    }
+    const line: Line = { ...run, runs: [run], row: -1 }
+    formulas.push({ kind: "formula", lines: [line], x0: run.x0, x1: run.x1, top: run.top, bottom: run.bottom, size, latex })
+  }
+  if (removed.size === 0) return { runs, formulas }
+  return { runs: [...runs.filter((r) => !removed.has(r)), ...added], formulas }
+}
+
+const union4 = (boxes: ReadonlyArray<Box>): Box => ({
+  x0: Math.min(...boxes.map((b) => b.x0)), x1: Math.max(...boxes.map((b) => b.x1)),
+  top: Math.min(...boxes.map((b) => b.top)), bottom: Math.max(...boxes.map((b) => b.bottom))
+})
+
+const mostCommon = (values: ReadonlyArray<number>): number => {
+  let best = values[0] ?? 0
+  let count = 0
+  for (const v of values) {
+    const n = values.filter((u) => Math.abs(u - v) < 0.5).length
+    if (n > count) { count = n; best = v }
+  }
+  return best
+}

@@ -1,0 +1,48 @@
+/**
+ * Math from the glyph stream, on PDFs built with pdflatex from the .tex files beside them
+ * (fixtures/math, rebuilt by its build.sh): display equations become `formula` blocks whose source
+ * is `formula_glyphs` and whose markdown is `$$...$$`, inline math stays in its paragraph as
+ * `$...$`; scripts, fractions from their rules, radicals, limits, accents and matrices.
+ */
+import { readFileSync } from "node:fs"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readAll } from "./helpers/ReadAll.ts"
+
+const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`./fixtures/math/${name}.pdf`, import.meta.url)))
+
+describe("math as LaTeX", () => {
+  it.effect("display equations are formula blocks with their LaTeX", () =>
+    Effect.gen(function*() {
+      const { pages, markdown } = yield* readAll(fixture("display"))
+      const formulas = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula")
+      assert.strictEqual(formulas.length, 12)
+      for (const block of formulas) assert.strictEqual(block.source, "formula_glyphs")
+      const sources = formulas.map((b) => b.formula?.source)
+      assert.deepStrictEqual(sources, [
+        "x^{2}+y^{2}=z^{2}",
+        "E=mc^{2}",
+        "a_{n+1}=a_{n}+d",
+        "\\frac{a}{b}+\\frac{c}{d}",
+        "\\sum_{i=1}^{n}i=\\frac{n(n+1)}{2}",
+        "\\int_{0}^{1}x^{2}dx",
+        "\\alpha+\\beta=\\gamma",
+        "\\sqrt{x^{2}+1}",
+        "\\hat{x}+\\bar{y}",
+        "\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}",
+        "f(x)=\\sin x+\\cos x",
+        "\\lim_{x\\to 0}\\frac{\\sin x}{x}=1"
+      ])
+      assert.include(markdown, "$$\\sum_{i=1}^{n}i=\\frac{n(n+1)}{2}$$")
+      // The prose above them stays a paragraph.
+      assert.include(markdown, "Display equations for the math reader’s tests.")
+    }))
+
+  it.effect("inline math stays in its paragraph between single dollars", () =>
+    Effect.gen(function*() {
+      const { pages, markdown } = yield* readAll(fixture("inline"))
+      assert.strictEqual(pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").length, 0)
+      assert.include(markdown, "Let $x$ be a real number and $x_{i}$ the $i$-th sample.")
+      assert.include(markdown, "and $a^{2}+b^{2}=c^{2}$ holds. Half of it is $\\frac{1}{2}$ and we need $n\\leq m$ here.")
+    }))
+})

@@ -94,4 +94,4 @@ export const glyphLatex = (ch: string): string => {
 }
 
 /** A negation slash drawn over the next relation (`\neq` is `\not` over `=`). */
-export const isNegation = (ch: string): boolean => ch === "\u0338" || ch === "̸" || ch === "⧸"
+export const isNegation = (ch: string): boolean => ch === "\u0338" || ch === "\u29f8"

@@ -6,7 +6,7 @@
  * defaults took 52 s), and the job's result is written once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { deadLetterOf, JobQueue, jobIdFor, MemoryJobQueue } from "@strata/core"
+import { deadLetterOf, JobQueue, jobIdFor, MemoryJobQueue, Priority } from "@strata/core"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync } from "node:fs"
@@ -115,6 +115,47 @@ describe("PgBossQueue", () => {
       yield* Effect.sleep("1500 millis")
       assert.deepStrictEqual([...runs].sort(), ["a", "b", "c", "d"])
     }).pipe(Effect.scoped, Effect.provide(queueOn(freshUrl()))))
+
+  it.live("takes higher priorities first (API jobs before corpus jobs)", () =>
+    Effect.gen(function*() {
+      const queue = yield* JobQueue
+      yield* queue.define("mixed")
+      yield* queue.enqueue("mixed", [1, 2, 3].map((n) => ({ key: `corpus-${n}`, data: { name: `corpus-${n}` }, priority: Priority.corpus })))
+      yield* queue.enqueue("mixed", [{ key: "api-1", data: { name: "api-1" }, priority: Priority.api }])
+      const order: Array<string> = []
+      yield* queue.work("mixed", { slots: 1 }, (job) => Effect.sync(() => void order.push((job.data as { name: string }).name)))
+      yield* until(Effect.sync(() => order.length === 4), "the jobs to run")
+      assert.deepStrictEqual(order, ["api-1", "corpus-1", "corpus-2", "corpus-3"])
+    }).pipe(Effect.scoped, Effect.provide(queueOn(freshUrl()))))
+
+  it.live("SIGTERM drains a worker: no new jobs, the running one finishes, then it exits", () => {
+    const url = freshUrl()
+    const results = mkdtempSync(join(tmpdir(), "strata-fleet-results-"))
+    const children: Array<Worker> = []
+    return Effect.gen(function*() {
+      const a = startWorker(url, "drain", results)
+      children.push(a)
+      yield* until(Effect.sync(() => a.lines.includes("ready")), "the worker to start")
+      const queue = yield* JobQueue
+      const { ids } = yield* queue.enqueue("drain", [{ key: "slow", data: { sleepMs: 3000 } }, { key: "next", data: {} }])
+      yield* until(Effect.sync(() => a.lines.some((line) => line.startsWith("started "))), "the worker to take a job")
+      const first = a.lines.find((line) => line.startsWith("started "))!.split(" ")[1]!
+      assert.strictEqual(first, ids[0])
+      a.process.kill("SIGTERM")
+      const code = yield* Effect.promise(() => new Promise<number | null>((resolve) => a.process.once("exit", resolve)))
+      assert.strictEqual(code, 0)
+      assert.includeMembers(a.lines, [`done ${ids[0]}`, "stopping", "stopped"])
+      assert.isTrue(a.lines.indexOf(`done ${ids[0]}`) < a.lines.indexOf("stopped"))
+      // The job it had not taken is still there for another worker.
+      assert.notInclude(a.lines, `started ${ids[1]} 1`)
+      assert.strictEqual(Option.getOrThrow(yield* queue.job("drain", ids[0]!)).status, "completed")
+      assert.strictEqual(Option.getOrThrow(yield* queue.job("drain", ids[1]!)).status, "queued")
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(queueOn(url)),
+      Effect.ensuring(Effect.sync(() => children.forEach((child) => child.process.kill("SIGKILL"))))
+    )
+  }, 60_000)
 
   it.live("a worker killed with SIGKILL mid-job: another runs the job within 15 s, and its result is written once", () => {
     const url = freshUrl()

@@ -3,7 +3,8 @@
  * queue with one slot through the pg-boss layer and prints one line per event on stdout:
  * `ready`, `started <job id> <attempt>`, `done <job id>`, `double <job id>` (a result that was
  * already there). A job whose data says `hang` (and whose attempt is the first) never ends, so a
- * test can kill the process mid-job. A result is a file named after the job id, created with
+ * test can kill the process mid-job; one whose data has `sleepMs` takes that long. SIGTERM stops
+ * the worker as `strata worker` stops: no new jobs, the running ones finish, then `stopped`. A result is a file named after the job id, created with
  * `wx`: a second write of the same result fails, and is reported, rather than overwriting it.
  */
 import { Effect, Redacted } from "effect"
@@ -25,8 +26,9 @@ const program = Effect.gen(function*() {
   yield* jobs.work(queue, { slots: 1 }, (job) =>
     Effect.gen(function*() {
       say(`started ${job.id} ${job.attempt}`)
-      const data = job.data as { hang?: boolean }
+      const data = job.data as { hang?: boolean; sleepMs?: number }
       if (data.hang === true && job.attempt === 1) return yield* Effect.never
+      if (typeof data.sleepMs === "number") yield* Effect.sleep(data.sleepMs)
       const wrote = yield* Effect.tryPromise(() => writeFile(join(results, job.id), `${process.pid}\n`, { flag: "wx" })).pipe(
         Effect.as(true),
         Effect.catch(() => Effect.succeed(false))
@@ -34,7 +36,11 @@ const program = Effect.gen(function*() {
       say(wrote ? `done ${job.id}` : `double ${job.id}`)
     }))
   say("ready")
-  return yield* Effect.never
+  yield* Effect.callback<void>((resume) => void process.once("SIGTERM", () => resume(Effect.void)))
+  say("stopping")
 })
 
-Effect.runFork(Effect.scoped(program).pipe(Effect.provide(layer({ url: Redacted.make(url) }))))
+Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(layer({ url: Redacted.make(url) })))).then(() => {
+  say("stopped")
+  process.exit(0)
+})

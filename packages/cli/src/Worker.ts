@@ -22,7 +22,7 @@ import { render } from "./Render.ts"
 /** The queue corpus runs go through. */
 export const CORPUS_QUEUE = "corpus"
 
-/** Corpus attempts: 2 minutes each, 3 in all, 1 s then about 2 s between them. */
+/** Corpus attempts: 2 minutes each, 3 in all, 1-2 s then 2-4 s between them (pg-boss backoff with jitter). */
 export const corpusQueueSettings: QueueSettings = { deadlineMs: 120_000, retries: 2, backoffMs: 1_000 }
 
 /** What a corpus job carries: its run, its path in the run, and where to read it. */

@@ -59,9 +59,9 @@ for (const set of sets) {
   let cursor = 0
   for (const expected of sourceEquations(tex)) {
     const want = render(expected.latex, expected.display)
-    // The next unused equation of the same kind; one that renders the same further on wins.
-    const same = got.map((g, i) => ({ g, i })).filter(({ g, i }) => !used.has(i) && i >= cursor && g.display === expected.display)
-    const hit = same.slice(0, 3).find(({ g }) => render(g.latex, g.display) === want) ?? same[0]
+    // An unused equation of the same kind that renders the same (reading order aside), else the next one.
+    const same = got.map((g, i) => ({ g, i })).filter(({ g, i }) => !used.has(i) && g.display === expected.display)
+    const hit = same.find(({ g }) => render(g.latex, g.display) === want) ?? same.find(({ i }) => i >= cursor)
     if (hit !== undefined) {
       used.add(hit.i)
       cursor = hit.i + 1
@@ -88,7 +88,8 @@ const md = [
   "",
   "LaTeX-built PDFs (pdflatex, Computer Modern) read by Strata; each equation of the source is",
   "looked for in the markdown (`$$...$$` display, `$...$` inline). *Exact*: the same LaTeX,",
-  "whitespace aside. *Render-identical*: KaTeX renders both to the same HTML.",
+  "whitespace aside. *Render-identical*: KaTeX renders both to the same HTML. An equation is matched",
+  "to any of ours of the same kind that renders the same, wherever reading order put it.",
   "",
   "- `tuning`: packages/pdf/test/fixtures/math/{display,inline}.tex and bench/pdf/math/tune.tex, looked at while tuning.",
   "- `held-out-1`: bench/pdf/math/heldout.tex, written with the tuning set and scored once before anyone looked at",

@@ -66,10 +66,11 @@ export const ACCENTS: Record<string, string> = {
   "˘": "\\breve", "\u0306": "\\breve", "´": "\\acute", "\u0301": "\\acute", "\u0060": "\\grave", "\u0300": "\\grave"
 }
 
+// TeX's \phi and \epsilon are the straight ϕ and lunate ϵ (CMMI's glyph names "phi", "epsilon" map there); the curly ones are \var....
 const GREEK: Record<string, string> = {
-  "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "varepsilon", "ζ": "zeta", "η": "eta", "θ": "theta",
+  "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ϵ": "epsilon", "ε": "varepsilon", "ζ": "zeta", "η": "eta", "θ": "theta",
   "ϑ": "vartheta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ϖ": "varpi",
-  "ρ": "rho", "ϱ": "varrho", "σ": "sigma", "ς": "varsigma", "τ": "tau", "υ": "upsilon", "φ": "phi", "ϕ": "varphi", "χ": "chi",
+  "ρ": "rho", "ϱ": "varrho", "σ": "sigma", "ς": "varsigma", "τ": "tau", "υ": "upsilon", "ϕ": "phi", "φ": "varphi", "χ": "chi",
   "ψ": "psi", "ω": "omega", "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma",
   "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega"
 }

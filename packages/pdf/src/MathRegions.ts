@@ -21,6 +21,8 @@ export interface MathSplit {
 
 const OPERATORISH = /^[\s\d+\-−=()[\]<>.,:;!|/'’*·×±∓ˆ¯˜˙¨ˇ˘´`]+$/u
 
+const PUNCTUATION = /^\s*[.,;:]\s*$/
+
 const mathFont = (run: TextRun) => run.math || isMathFont(run.font)
 
 /** A run that may belong to a formula: a math font, or digits, operators and operator names. */
@@ -80,8 +82,9 @@ const touches = (a: Box, b: Box, dx: number, dy: number) =>
   a.x0 - dx < b.x1 && b.x0 - dx < a.x1 && a.top - dy < b.bottom && b.top - dy < a.bottom
 
 /** The math of one page: display formulas out of the text, inline math marked in it. */
-export const splitMath = (runs: ReadonlyArray<TextRun>, rules: ReadonlyArray<Rule>): MathSplit => {
-  if (!runs.some(mathFont)) return { runs, formulas: [] }
+export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Rule>): MathSplit => {
+  if (!input.some(mathFont)) return { runs: input, formulas: [] }
+  const runs = peelNumbers(input)
   const candidates = runs.filter((r) => !r.rotated && mathish(r))
   const boxes = candidates.map(boxOf)
   const parent = candidates.map((_, i) => i)
@@ -98,10 +101,12 @@ export const splitMath = (runs: ReadonlyArray<TextRun>, rules: ReadonlyArray<Rul
     for (let m = k + 1; m < order.length; m++) {
       const j = order[m]!
       const b = boxes[j]!
-      if (b.x0 > a.x1 + 20) break
+      if (b.x0 > a.x1 + 30) break
       const size = Math.max(candidates[i]!.size, candidates[j]!.size)
-      const dy = isCmex(candidates[i]!.font) || isCmex(candidates[j]!.font) ? 0.3 * size : -0.1 * Math.min(candidates[i]!.size, candidates[j]!.size)
-      if (touches(a, b, size * 1.1, dy)) union(i, j)
+      const big = isCmex(candidates[i]!.font) || isCmex(candidates[j]!.font)
+      // A big operator reaches past its limits to the integrand beside it.
+      const dy = big ? 0.3 * size : -0.1 * Math.min(candidates[i]!.size, candidates[j]!.size)
+      if (touches(a, b, size * (big ? 2.5 : 1.1), dy)) union(i, j)
     }
   }
   // A short rule joins what lies just above and below it (a fraction), or a radical and what it covers.
@@ -132,13 +137,15 @@ export const splitMath = (runs: ReadonlyArray<TextRun>, rules: ReadonlyArray<Rul
   const added: Array<TextRun> = []
   const formulas: Array<LayoutBlock> = []
   for (const members of islands.values()) {
-    const islandRuns = members.map((i) => candidates[i]!)
+    const islandRuns = members.map((i) => candidates[i]!).sort((a, b) => a.x0 - b.x0)
     const islandRules = [...new Set(members.flatMap((i) => ruleOf.get(find(i)) ?? []))]
     if (!islandRuns.some(mathFont) && islandRules.length === 0) continue
     const box = union4(members.map((i) => boxes[i]!))
     const size = Math.max(...islandRuns.filter((r) => !isCmex(r.font)).map((r) => r.size), 0) || islandRuns[0]!.size
     const inProse = prose.some((p) => p.top < box.bottom - size * 0.3 && box.top + size * 0.3 < p.bottom &&
       p.x0 < box.x1 + size * 3 && box.x0 - size * 3 < p.x1)
+    // A full stop or comma after inline math belongs to the sentence.
+    while (inProse && islandRuns.length > 1 && PUNCTUATION.test(islandRuns.at(-1)!.text)) islandRuns.pop()
     const tokens = islandRuns.flatMap((r) => tokensOf(r, !inProse))
     if (tokens.every((t) => ACCENTS[t.glyph] !== undefined)) continue
     const latex = formulaLatex(tokens, islandRules)
@@ -176,4 +183,24 @@ const mostCommon = (values: ReadonlyArray<number>): number => {
     if (n > count) { count = n; best = v }
   }
   return best
+}
+
+/**
+ * Digits a prose run starts with, right after a glyph in a math font on its baseline, are the end
+ * of the formula (`$x > 0$ and` comes as "x", ">", "0 and"): they become a run of their own.
+ */
+const peelNumbers = (runs: ReadonlyArray<TextRun>): Array<TextRun> => {
+  const out: Array<TextRun> = []
+  for (const run of runs) {
+    const m = /^(\s*[\d.]*\d)(\s.*)$/su.exec(run.text)
+    const after = m !== null && !mathFont(run) && runs.some((r) => mathFont(r) && Math.abs(r.baseline - run.baseline) < run.size * 0.2 &&
+      run.x0 - r.x1 > -0.5 && run.x0 - r.x1 < run.size * 0.6)
+    if (!after) {
+      out.push(run)
+      continue
+    }
+    const cut = run.x0 + (run.x1 - run.x0) * m![1]!.length / run.text.length
+    out.push({ ...run, text: m![1]!, x1: cut }, { ...run, text: m![2]!, x0: cut })
+  }
+  return out
 }

@@ -45,4 +45,13 @@ describe("math as LaTeX", () => {
       assert.include(markdown, "Let $x$ be a real number and $x_{i}$ the $i$-th sample.")
       assert.include(markdown, "and $a^{2}+b^{2}=c^{2}$ holds. Half of it is $\\frac{1}{2}$ and we need $n\\leq m$ here.")
     }))
+
+  it.effect("an integral's lower limit reaching the integrand, a negated relation, digits closing inline math", () =>
+    Effect.gen(function*() {
+      const { pages, markdown } = yield* readAll(fixture("limits"))
+      const sources = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source)
+      assert.deepStrictEqual(sources, ["\\int_{-1}^{1}g(s)ds", "\\phi\\neq\\psi"])
+      // The "0" is drawn in the text font, in one item with the prose after it; the full stop stays prose.
+      assert.include(markdown, "Let $\\epsilon>0$ and $y_{n}\\to 0$ for large $N$.")
+    }))
 })

@@ -35,6 +35,7 @@ import { type Browser, type BrowserContext, type BrowserContextOptions, chromium
 import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
 import { AdBlockLists } from "./CosmeticRules.ts"
+import { captureDocuments, type DocumentCapture } from "./DocumentCapture.ts"
 import { sampleBranding } from "./BrandingScript.ts"
 import { desktopOptions, mobileOptions, placeOptions } from "./Emulation.ts"
 import { type GuardPolicy, type GuardProxy, startGuardProxy } from "./GuardProxy.ts"
@@ -304,7 +305,15 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         (context: BrowserContext) => probe(() => context.close(), undefined)
       )
 
+    /** Renders the page with its viewer documents kept as they came (`DocumentCapture.ts`); the keeping stops with the render. */
     const renderPage = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
+      Effect.acquireUseRelease(
+        probe(() => captureDocuments(page), undefined),
+        (capture) => renderCaptured(page, run, request, blocker, capture),
+        (capture) => Effect.sync(() => capture?.stop())
+      )
+
+    const renderCaptured = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, capture: DocumentCapture | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.gen(function*() {
         const first = trackTab(page)
         const network = first.network
@@ -350,10 +359,12 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         const last = tabs.current.main() ?? (shown === page ? response : null)
         const headers = last === null ? {} : yield* probe(() => last.allHeaders(), last.headers())
         const contentType = headers["content-type"] === undefined ? undefined : mimeEssence(headers["content-type"])
-        // An HTML page is its rendered DOM; anything else (JSON, text, an image) its bytes as they came.
+        // An HTML page is its rendered DOM; anything else (JSON, text, an image) its bytes as they came,
+        // kept at the network for a document in a viewer (whose `body()` is the viewer's HTML).
+        const captured = isHtml(contentType) || last === null ? undefined : capture?.bytesFor(last.url())
         const body = isHtml(contentType) || last === null
           ? new TextEncoder().encode(yield* step(run, () => contentOf(shown, run)))
-          : yield* step(run, async () => new Uint8Array(await last.body()))
+          : captured ?? (yield* step(run, async () => new Uint8Array(await last.body())))
         return {
           url: shown.url(),
           status: last?.status() ?? 200,
@@ -362,6 +373,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
           body,
           outputs,
           screenshot: shot,
+          ...(captured === undefined ? {} : { downloaded: true }),
           ...(branding === undefined ? {} : { branding })
         }
       })

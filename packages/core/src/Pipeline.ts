@@ -110,9 +110,9 @@ export class Pipeline extends Context.Service<Pipeline, {
             if (needed.length > 0) return yield* Effect.fail(noBrowser(needed))
             return yield* fetchContent(request, deadline)
           }
-          // A document (PDF, JSON, an image...) is not a page: Chromium shows a PDF in its viewer and
-          // hands back the viewer's HTML, so the fetch engine reads the bytes themselves, unless the
-          // browser downloaded them (an attachment): those are the bytes, not fetched a second time.
+          // A document (PDF, JSON, an image...) is not a page. The browser hands back its bytes as they
+          // came when it has them (an attachment it downloaded, a PDF it showed in its viewer): those
+          // are read, not fetched a second time. Otherwise the fetch engine reads the bytes themselves.
           const render = Effect.flatMap(browser.value.render(browserRequestOf(request), deadline), (page): Effect.Effect<Fetched, ScrapeError> =>
             isHtmlType(page.contentType) || page.downloaded === true
               ? Effect.succeed({ input: pageInput(request.url, page), headers: page.headers, engine: "browser", page, keep: true })

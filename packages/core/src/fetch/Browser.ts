@@ -70,8 +70,9 @@ export interface BrowserPage {
   readonly body: Uint8Array
   /**
    * The body is the document's bytes exactly as served (the navigation became a download: a PDF
-   * sent as an attachment), so it needs no second fetch. Absent for a document Chromium showed in
-   * a viewer, whose body is the viewer's.
+   * sent as an attachment; or a document Chromium showed in its viewer, kept as it came off the
+   * network), so it needs no second fetch. Absent when an engine could not keep a viewer's
+   * document (the body is then the viewer's, and the pipeline fetches the URL).
    */
   readonly downloaded?: boolean | undefined
   readonly outputs: ReadonlyArray<ActionOutput>

@@ -8,7 +8,7 @@ import type { BlockStructure } from "@strata/core"
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import { isTocEntry, LIST_MARKER, TOC_LEADER } from "./Paragraphs.ts"
 import { headerRowsOf } from "./HeaderLevels.ts"
-import { escapeAroundMath } from "./MathInline.ts"
+import { escapeAroundMath, INLINE_OPEN } from "./MathInline.ts"
 
 const LIGATURES = /[\ufb00-\ufb06]/g
 
@@ -101,11 +101,21 @@ const code = (block: LayoutBlock): BlockStructure => {
 /** A list marker written as a bullet of its own: symbols, dashes, private-use glyphs, or none. */
 const BULLET = /^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]$/
 
+/**
+ * Plain cell text, unless a cell holds inline math (numbers with powers of ten, symbols): then
+ * every cell is markdown, its prose escaped as plain text would be and its math written `$...$`.
+ */
+const mathCells = (table: NonNullable<LayoutBlock["table"]>) => {
+  if (!table.cells.some((c) => c.text.includes(INLINE_OPEN))) return { ...table, cellText: "plain" as const }
+  const prose = (s: string) => s.replace(/\\/g, "\\\\").replace(/\s+/g, " ")
+  return { ...table, cells: table.cells.map((c) => ({ ...c, text: escapeAroundMath(c.text, prose) })), cellText: "markdown" as const }
+}
+
 export const blockStructure = (block: LayoutBlock, vocabulary?: ReadonlySet<string>): BlockStructure => {
   switch (block.kind) {
     case "table":
       return block.table !== undefined
-        ? { table: { ...block.table, headerRows: headerRowsOf(block.table), cellText: "plain" } }
+        ? { table: { ...mathCells(block.table), headerRows: headerRowsOf(block.table) } }
         : { text: plain(block, vocabulary) }
     case "code":
       return code(block)

@@ -22,6 +22,7 @@ export interface MathSplit {
 const OPERATORISH = /^[\s\d+\-−=()[\]<>.,:;!|/'’*·×±∓ˆ¯˜˙¨ˇ˘´`]+$/u
 
 const PUNCTUATION = /^\s*[.,;:]\s*$/
+const EQUATION_NUMBER = /^\s*\(\s*[\dA-Za-z.]{1,6}\s*\)\s*$/
 
 const mathFont = (run: TextRun) => run.math || isMathFont(run.font)
 
@@ -142,12 +143,18 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     if (!islandRuns.some(mathFont) && islandRules.length === 0) continue
     const box = union4(members.map((i) => boxes[i]!))
     const size = Math.max(...islandRuns.filter((r) => !isCmex(r.font)).map((r) => r.size), 0) || islandRuns[0]!.size
-    const inProse = prose.some((p) => p.top < box.bottom - size * 0.3 && box.top + size * 0.3 < p.bottom &&
-      p.x0 < box.x1 + size * 3 && box.x0 - size * 3 < p.x1)
+    const onRow = (r: TextRun, reach: number) => r.top < box.bottom - size * 0.3 && box.top + size * 0.3 < r.bottom &&
+      r.x0 < box.x1 + size * reach && box.x0 - size * reach < r.x1
+    const beside = prose.find((p) => onRow(p, 3))
+    // Other text on the row (table cells, a formula in a line of numbers) keeps the island in it, as inline math.
+    const own = new Set(islandRuns)
+    const inProse = beside !== undefined || runs.some((r) => !own.has(r) && !EQUATION_NUMBER.test(r.text) && onRow(r, 7))
     // A full stop or comma after inline math belongs to the sentence.
     while (inProse && islandRuns.length > 1 && PUNCTUATION.test(islandRuns.at(-1)!.text)) islandRuns.pop()
     const tokens = islandRuns.flatMap((r) => tokensOf(r, !inProse))
     if (tokens.every((t) => ACCENTS[t.glyph] !== undefined)) continue
+    // A footnote mark (a small ∗, †, or digit by a word) is no formula.
+    if (beside !== undefined && islandRules.length === 0 && tokens.length <= 2 && tokens.every((t) => t.size < beside.size * 0.85 && !/\p{L}/u.test(t.glyph))) continue
     const latex = formulaLatex(tokens, islandRules)
     if (latex.length === 0) continue
     for (const r of islandRuns) removed.add(r)

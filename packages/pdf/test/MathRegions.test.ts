@@ -54,4 +54,13 @@ describe("math as LaTeX", () => {
       // The "0" is drawn in the text font, in one item with the prose after it; the full stop stays prose.
       assert.include(markdown, "Let $\\epsilon>0$ and $y_{n}\\to 0$ for large $N$.")
     }))
+
+  it.effect("math in table cells stays in the table as inline math", () =>
+    Effect.gen(function*() {
+      const { pages, markdown } = yield* readAll(fixture("table"))
+      const blocks = pages.flatMap((p) => p.blocks)
+      assert.strictEqual(blocks.filter((b) => b.kind === "formula").length, 0)
+      assert.strictEqual(blocks.filter((b) => b.kind === "table").length, 1)
+      assert.include(markdown, "| A | $1.5\\times 10^{3}$ | $2\\times 10^{4}$ |")
+    }))
 })

@@ -1,0 +1,141 @@
+/**
+ * Zero data retention, proved on the real server process: a scrape asked with
+ * `zeroDataRetention: true`, and one by a team whose setting is on, leave no trace of their URL
+ * or their page anywhere: not in the data folder (the SQLite file and its WAL read as bytes, the
+ * artifacts, the team's audit file) and not in the server's stdout or stderr. Every file in the
+ * data folder is listed before and after: no file appears. The same requests without zero data
+ * retention leave their marks in those same places, so the search can find what it looks for.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect } from "effect"
+import { Store } from "@strata/core"
+import { defaultCacheMaxBytes, layerSqlite, sqliteFileIn } from "@strata/store"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { tempDir } from "./support.ts"
+
+const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
+const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+let pages: Server
+let pagesUrl = ""
+let child: ChildProcess | undefined
+let serverUrl = ""
+let output = ""
+let dataDir = ""
+let openKey = ""
+let zdrTeamKey = ""
+
+/** Each path's page says its own path, so a trace of the page names the request. */
+const page = (path: string) =>
+  `<html><head><title>Page ${path}</title></head><body><article><h1>Tides at ${path}</h1><p>${`The water at ${path} rises and falls twice a day. `.repeat(30)}</p></article></body></html>`
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Every file under `dir`, by path relative to it. */
+const filesIn = (dir: string): Array<string> =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => statSync(join(dir, name)).isFile())
+    .map((name) => relative(dir, join(dir, name)))
+    .sort()
+
+/** The places that hold `marker`: files of the data folder (as bytes) and the server's output. */
+const tracesOf = (marker: string): Array<string> => {
+  const needle = Buffer.from(marker)
+  const found = filesIn(dataDir).filter((name) => readFileSync(join(dataDir, name)).includes(needle))
+  if (output.includes(marker)) found.push("(server output)")
+  return found
+}
+
+beforeAll(async () => {
+  pages = createServer((request, response) => {
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page((request.url ?? "/").split("?")[0]))
+  })
+  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve))
+  pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`
+
+  dataDir = tempDir("strata-zdr-")
+  // Two teams, each with credits (so the ledger is written) and an audit file in the data folder.
+  const keys = await Effect.runPromise(
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.setTeam("open", { credits: 1000, auditSink: join(dataDir, "audit-open.jsonl") })
+      yield* store.setTeam("private", { credits: 1000, zdr: true, auditSink: join(dataDir, "audit-private.jsonl") })
+      return { open: (yield* store.createKey("open")).key, private: (yield* store.createKey("private")).key }
+    }).pipe(Effect.provide(layerSqlite({ filename: sqliteFileIn(dataDir), cacheMaxBytes: defaultCacheMaxBytes })))
+  )
+  openKey = keys.open
+  zdrTeamKey = keys.private
+
+  const port = await freePort()
+  const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env
+  child = spawn(node, ["--conditions=@strata/source", bin], {
+    env: { ...base, HOST: "127.0.0.1", PORT: String(port), STRATA_ALLOW_PRIVATE_URLS: "1", STRATA_SUPERVISE: "0", STRATA_DATA_DIR: dataDir, STRATA_BROWSER: "off" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  serverUrl = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  while (!(await fetch(`${serverUrl}/health`).then((r) => r.ok, () => false))) {
+    if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}, 90_000)
+
+afterAll(async () => {
+  if (child !== undefined && child.exitCode === null) child.kill("SIGKILL")
+  pages.closeAllConnections()
+  await new Promise((resolve) => pages.close(resolve))
+})
+
+const scrape = async (key: string, body: Record<string, unknown>, requestId: string) => {
+  const response = await fetch(`${serverUrl}/v2/scrape`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-request-id": requestId },
+    body: JSON.stringify(body)
+  })
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+/** Every format that could be kept somewhere: the page, its links, a diff's history, the summary. */
+const formats = ["markdown", "html", "rawHtml", "links", "summary", "changeTracking"]
+
+describe("zero data retention, on the server process", () => {
+  it("leaves no trace of the URL or the page in the data folder or the logs; without it, the same requests do", async () => {
+    const before = filesIn(dataDir)
+
+    const asked = await scrape(openKey, { url: `${pagesUrl}/zdr-asked-7311`, formats, zeroDataRetention: true }, "zdr-request-7311")
+    expect(asked.status).toBe(200)
+    expect(asked.body.data.markdown).toContain("Tides at /zdr-asked-7311")
+    const team = await scrape(zdrTeamKey, { url: `${pagesUrl}/zdr-team-4127`, formats }, "zdr-team-request-4127")
+    expect(team.status).toBe(200)
+    expect(team.body.data.markdown).toContain("Tides at /zdr-team-4127")
+    // The same requests without it: their URL and page must be found, or the search proves nothing.
+    const kept = await scrape(openKey, { url: `${pagesUrl}/kept-5573`, formats }, "kept-request-5573")
+    expect(kept.status).toBe(200)
+
+    // The cache row, the idempotency record and the audit line are written after the answer goes out.
+    const settle = Date.now() + 10_000
+    while (tracesOf("kept-5573").length < 3 && Date.now() < settle) await new Promise((resolve) => setTimeout(resolve, 100))
+
+    expect(tracesOf("kept-5573")).toEqual(expect.arrayContaining(["audit-open.jsonl", "(server output)"]))
+    expect(tracesOf("kept-5573").some((place) => place.startsWith("strata.db"))).toBe(true)
+
+    for (const marker of ["zdr-asked-7311", "zdr-team-4127"]) expect(tracesOf(marker)).toEqual([])
+    // No file came into being but the store's own and the audit files (the zero-retention team's
+    // audit event says that a scrape happened, without its URL: searched above).
+    const added = filesIn(dataDir).filter((name) => !before.includes(name))
+    expect(added.filter((name) => !/^(?:strata\.db(?:-wal|-shm|-journal)?|audit-(?:open|private)\.jsonl)$/.test(name))).toEqual([])
+  }, 90_000)
+})

@@ -94,27 +94,33 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     return i
   }
   const union = (a: number, b: number) => { parent[find(a)] = find(b) }
-  // Islands: glyphs next to each other (sorted by x, so each looks only as far as it may reach).
-  const order = candidates.map((_, i) => i).sort((a, b) => boxes[a]!.x0 - boxes[b]!.x0)
+  const cmex = candidates.map((r) => isCmex(r.font))
+  const maxSize = Math.max(...candidates.map((r) => r.size))
+  // Islands: glyphs next to each other. Sorted by top, each looks down only as far as it may reach.
+  const order = candidates.map((_, i) => i).sort((a, b) => boxes[a]!.top - boxes[b]!.top)
+  const tops = order.map((i) => boxes[i]!.top)
   for (let k = 0; k < order.length; k++) {
     const i = order[k]!
     const a = boxes[i]!
     for (let m = k + 1; m < order.length; m++) {
       const j = order[m]!
       const b = boxes[j]!
-      if (b.x0 > a.x1 + 30) break
+      if (b.top >= a.bottom + 0.3 * maxSize) break
       const size = Math.max(candidates[i]!.size, candidates[j]!.size)
-      const big = isCmex(candidates[i]!.font) || isCmex(candidates[j]!.font)
+      const big = cmex[i]! || cmex[j]!
       // A big operator reaches past its limits to the integrand beside it.
       const dy = big ? 0.3 * size : -0.1 * Math.min(candidates[i]!.size, candidates[j]!.size)
       if (touches(a, b, size * (big ? 2.5 : 1.1), dy)) union(i, j)
     }
   }
+  const maxHeight = Math.max(...boxes.map((b) => b.bottom - b.top))
   // A short rule joins what lies just above and below it (a fraction), or a radical and what it covers.
   const shortRules = rules.filter((r) => r.horizontal && r.x1 - r.x0 < 300)
   const ruleOf = new Map<number, Array<Rule>>()
   for (const rule of shortRules) {
-    const members = candidates.map((_, i) => i).filter((i) => {
+    const from = lowerBound(tops, rule.y0 - maxHeight - maxSize)
+    const to = lowerBound(tops, rule.y0 + maxSize)
+    const members = order.slice(from, to).filter((i) => {
       const c = (boxes[i]!.x0 + boxes[i]!.x1) / 2
       const size = candidates[i]!.size
       const nearRadical = candidates[i]!.text.includes("√") && Math.abs(boxes[i]!.x1 - rule.x0) < 1.5 && Math.abs(boxes[i]!.top - rule.y0) < size * 0.6
@@ -133,7 +139,10 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     if (list === undefined) islands.set(root, [i])
     else list.push(i)
   }
-  const prose = runs.filter((r) => !mathish(r) && /\p{L}{2}/u.test(r.text))
+  const prose = new Set(runs.filter((r) => !mathish(r) && /\p{L}{2}/u.test(r.text)))
+  const byTop = [...runs].sort((a, b) => a.top - b.top)
+  const runTops = byTop.map((r) => r.top)
+  const runHeight = Math.max(...runs.map((r) => r.bottom - r.top))
   const removed = new Set<TextRun>()
   const added: Array<TextRun> = []
   const formulas: Array<LayoutBlock> = []
@@ -145,10 +154,11 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     const size = Math.max(...islandRuns.filter((r) => !isCmex(r.font)).map((r) => r.size), 0) || islandRuns[0]!.size
     const onRow = (r: TextRun, reach: number) => r.top < box.bottom - size * 0.3 && box.top + size * 0.3 < r.bottom &&
       r.x0 < box.x1 + size * reach && box.x0 - size * reach < r.x1
-    const beside = prose.find((p) => onRow(p, 3))
+    const row = byTop.slice(lowerBound(runTops, box.top - runHeight), lowerBound(runTops, box.bottom))
+    const beside = row.find((p) => prose.has(p) && onRow(p, 3))
     // Other text on the row (table cells, a formula in a line of numbers) keeps the island in it, as inline math.
     const own = new Set(islandRuns)
-    const inProse = beside !== undefined || runs.some((r) => !own.has(r) && !EQUATION_NUMBER.test(r.text) && onRow(r, 7))
+    const inProse = beside !== undefined || row.some((r) => !own.has(r) && !EQUATION_NUMBER.test(r.text) && onRow(r, 7))
     // A full stop or comma after inline math belongs to the sentence.
     while (inProse && islandRuns.length > 1 && PUNCTUATION.test(islandRuns.at(-1)!.text)) islandRuns.pop()
     const tokens = islandRuns.flatMap((r) => tokensOf(r, !inProse))
@@ -210,4 +220,16 @@ const peelNumbers = (runs: ReadonlyArray<TextRun>): Array<TextRun> => {
     out.push({ ...run, text: m![1]!, x1: cut }, { ...run, text: m![2]!, x0: cut })
   }
   return out
+}
+
+/** The first index whose value is at least `value`, in ascending `values`. */
+const lowerBound = (values: ReadonlyArray<number>, value: number): number => {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (values[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }

@@ -16,7 +16,7 @@ export interface AuditEvent {
   readonly requestId: string
   readonly team: string
   readonly keyId: string | undefined
-  readonly endpoint: "/v2/scrape" | "/v2/parse"
+  readonly endpoint: "/v2/scrape" | "/v2/parse" | "/v2/scrape/{scrapeId}/interact"
   readonly status: number
   readonly success: boolean
   readonly code?: string | undefined

@@ -12,6 +12,8 @@
  *
  * `summary`, `branding`, `screenshot`, `changeTracking` git-diff, `product` and `menu` cost nothing
  * extra. A failed request costs nothing, except a lockdown miss.
+ *
+ * An interact call (`interactCost`) is charged for its browser time, as below.
  */
 import { type CommonOptions, getFormat, hasFormat, type ScrapeData } from "@strata/core"
 
@@ -49,3 +51,32 @@ export const costOf = (options: BilledOptions, data: ScrapeData, teamZdr: boolea
 
 /** What a failed request costs: nothing, except a lockdown miss (the cache was searched). */
 export const failureCost = (code: unknown): number => code === "SCRAPE_LOCKDOWN_CACHE_MISS" ? 1 : 0
+
+/**
+ * Interact's rate: Firecrawl bills 2 credits per browser-minute of a code-only session (7 once a
+ * prompt ran), at least one minute, when the session stops (notes 3.5). Here each call is charged
+ * once, when it ends, for its own time (opening the session and replaying the scrape included):
+ * 2 credits per started minute, at most its time limit's worth, so the check before it runs
+ * (`interactLeast`) covers it. Idle time between calls is not billed.
+ */
+export const INTERACT_CREDITS_PER_MINUTE = 2
+
+/** What an interact call that took `durationMs`, under a limit of `timeoutMs`, costs. */
+export const interactCost = (durationMs: number, timeoutMs: number): number =>
+  INTERACT_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(Math.min(durationMs, timeoutMs) / 60_000))
+
+/** The most a call with this time limit can cost: a team with less gets 402 before it runs. */
+export const interactLeast = (timeoutMs: number): number => interactCost(timeoutMs, timeoutMs)
+
+/** The options metering reads for an interact call (its time limit; nothing it adds to the price). */
+export const interactBilling = (timeout: number): BilledOptions => ({
+  formats: [],
+  onlyMainContent: true,
+  parsers: [],
+  removeBase64Images: true,
+  skipTlsVerification: false,
+  blockAds: false,
+  timeout,
+  zeroDataRetention: false,
+  domainTools: false
+})

@@ -6,7 +6,13 @@
  *   `{ success, sessionId, result?, stdout, stderr, exitCode, killed, truncated?, error? }` (not under
  *   `data`): a run that threw or timed out is still HTTP 200 with `success: false`, as
  *   Firecrawl's SDKs expect. `prompt` needs a language model, and none is configured: 400.
- * - DELETE answers `{ success, sessionId, sessionDurationMs, creditsBilled, cleanupQueued }`.
+ * - Each POST is metered as a scrape is (`Metering.ts`): it holds one of the team's concurrency
+ *   slots while it runs, a team short of what the call may cost gets 402 before anything runs,
+ *   and the call is charged once when it ends, for its browser time (`interactCost` in
+ *   Billing.ts), reported as `creditsUsed` in its answer. A refused call (unknown scrape, locked
+ *   profile, too many sessions) costs nothing.
+ * - DELETE answers `{ success, sessionId, sessionDurationMs, creditsBilled, cleanupQueued }`;
+ *   stopping costs nothing (`creditsBilled: 0`): the calls were billed as they ran.
  * - `rememberScrapes` wraps POST /v2/scrape: every scrape it serves is remembered under its
  *   `metadata.scrapeId` with the caller's key and team, and a `profile` is read from the team's
  *   own profiles (`ProfileTeam`).
@@ -15,6 +21,7 @@
  * SSRF proxy and the time limits hold for everything the session does.
  */
 import {
+  type CodeOutcome,
   defaultTeamId,
   decodeInteractRequest,
   type InteractionError,
@@ -28,8 +35,10 @@ import {
 } from "@strata/core"
 import { ByteSize, Effect, Option, Result, Stream } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { interactBilling, interactCost, interactLeast } from "./Billing.ts"
 import { badRequest, type ErrorReply, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
 import { parseJsonText } from "./JsonText.ts"
+import { meteredWork } from "./Metering.ts"
 import { respondError } from "./Reply.ts"
 import { RequestContext } from "./RequestContext.ts"
 import { ServerSettings } from "./ServerSettings.ts"
@@ -115,25 +124,50 @@ export const interactRoute = Effect.gen(function*() {
   if (Result.isFailure(decoded)) return yield* respondError(scrapeErrorReply(decoded.failure, "scrape"))
   const call = decoded.success
   if (call.kind === "prompt") return yield* respondError(scrapeErrorReply(noModel, "scrape"))
-  return yield* interactions.value.execute(scrapeId, ownerOf(context), { code: call.code, timeoutMs: call.timeoutMs }).pipe(
-    Effect.map((outcome) => {
-      const success = outcome.exitCode === 0 && !outcome.killed
-      return HttpServerResponse.jsonUnsafe({
-        success,
-        sessionId: outcome.sessionId,
-        // Absent when nothing was returned (the SDKs type it `result?: string`).
-        ...(outcome.result === null ? {} : { result: outcome.result }),
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-        exitCode: outcome.exitCode,
-        killed: outcome.killed,
-        ...(outcome.truncated ? { truncated: true } : {}),
-        ...(success ? {} : { error: outcome.stderr.trim() === "" ? "Execution failed" : outcome.stderr.trim() })
-      })
-    }),
-    Effect.catchTag("InteractionError", (error) => respondError(interactErrorReply(error)))
+  const execute = interactions.value.execute
+  const price = ({ durationMs }: Ran) => interactCost(durationMs, call.timeoutMs)
+  return yield* meteredWork(
+    {
+      route: "scrape",
+      endpoint: "/v2/scrape/{scrapeId}/interact",
+      params: { interact: scrapeId, code: call.code, timeoutMs: call.timeoutMs },
+      options: interactBilling(call.timeoutMs),
+      least: interactLeast(call.timeoutMs)
+    },
+    (timeoutMs) =>
+      Effect.gen(function*() {
+        const started = Date.now()
+        const outcome = yield* execute(scrapeId, ownerOf(context), { code: call.code, timeoutMs: Math.min(call.timeoutMs, timeoutMs) })
+        return { outcome, durationMs: Date.now() - started }
+      }).pipe(Effect.mapError(interactErrorReply)),
+    price,
+    (ran) => flatBody(ran.outcome, price(ran))
   )
 })
+
+/** What a call ran, and for how long (its price). */
+interface Ran {
+  readonly outcome: CodeOutcome
+  readonly durationMs: number
+}
+
+/** Firecrawl's flat answer, with what the call cost. */
+const flatBody = (outcome: CodeOutcome, creditsUsed: number) => {
+  const success = outcome.exitCode === 0 && !outcome.killed
+  return {
+    success,
+    sessionId: outcome.sessionId,
+    // Absent when nothing was returned (the SDKs type it `result?: string`).
+    ...(outcome.result === null ? {} : { result: outcome.result }),
+    stdout: outcome.stdout,
+    stderr: outcome.stderr,
+    exitCode: outcome.exitCode,
+    killed: outcome.killed,
+    ...(outcome.truncated ? { truncated: true } : {}),
+    ...(success ? {} : { error: outcome.stderr.trim() === "" ? "Execution failed" : outcome.stderr.trim() }),
+    creditsUsed
+  }
+}
 
 export const stopInteractRoute = Effect.gen(function*() {
   const context = yield* RequestContext
@@ -146,7 +180,7 @@ export const stopInteractRoute = Effect.gen(function*() {
         success: true,
         sessionId: summary.sessionId,
         sessionDurationMs: summary.sessionDurationMs,
-        // This server bills no browser time.
+        // The calls were billed as they ran (each answer's `creditsUsed`); stopping costs nothing.
         creditsBilled: 0,
         cleanupQueued: false,
         ...(summary.warning === undefined ? {} : { warning: summary.warning })

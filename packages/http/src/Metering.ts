@@ -48,6 +48,8 @@ export interface MeteredRequest {
   readonly url?: string | undefined
   /** The least the request costs when the options do not say (catalog calls: what their tools declare). */
   readonly least?: number | undefined
+  /** The audit event's endpoint, when it is not the route's own (an interact call). */
+  readonly endpoint?: AuditEvent["endpoint"] | undefined
 }
 
 /** The queue's cap when the server's configuration sets none: requests waiting per team. */
@@ -100,6 +102,8 @@ interface Cleared {
       readonly reply: ErrorReply
     }
   >
+  /** The work's own refusal after it was cleared (an interact call's unknown scrape): nothing charged, the claim given up, the event sent. */
+  readonly unbilled: (reply: ErrorReply) => Effect.Effect<void>
   /** Gives the claim up (a defect, an interruption): nothing was charged, a retry may run. */
   readonly abandon: Effect.Effect<void>
 }
@@ -120,7 +124,7 @@ const clear = (request: MeteredRequest) =>
     const key = context.idempotencyKey
     const chargeId = key === undefined ? randomUUID() : chargeIdFor(team.id, key)
     const zdr = team.zdr || options.zeroDataRetention || options.lockdown === true
-    const endpoint = route === "scrape" ? "/v2/scrape" as const : "/v2/parse" as const
+    const endpoint = request.endpoint ?? (route === "scrape" ? "/v2/scrape" as const : "/v2/parse" as const)
 
     // Every answer from here on is audited here (the middleware audits the ones refused before).
     context.audited = true
@@ -290,6 +294,7 @@ const clear = (request: MeteredRequest) =>
       failed,
       succeeded,
       chargedFor,
+      unbilled: (reply: ErrorReply) => Effect.andThen(settle(undefined), emit(reply.status, { code: reply.body.code ?? "error", credits: 0, queuedMs })),
       abandon: settle(undefined)
     } satisfies Cleared
   })
@@ -336,25 +341,38 @@ export const metered = (
   })
 
 /**
- * `metered` for work that cannot fail as a whole and whose cost is known from what it produced
- * (a catalog request: each call's failure is an item of its answer): runs it under the team's
- * limits, charges `price(result)` once, and answers `body(result)` as JSON (replayed as such).
+ * `metered` for work whose cost is known from what it produced (a catalog request, whose calls'
+ * failures are items of its answer; an interact call, charged for its browser time): runs it
+ * under the team's limits, charges `price(result)` once, and answers `body(result)` as JSON
+ * (replayed as such). A failure of the work is its own error answer, and costs nothing.
  */
 export const meteredWork = <A>(
   request: MeteredRequest,
-  run: (timeoutMs: number) => Effect.Effect<A>,
+  run: (timeoutMs: number) => Effect.Effect<A, ErrorReply>,
   price: (result: A) => number,
   body: (result: A) => unknown
 ) =>
   Effect.gen(function*() {
     const cleared = yield* clear(request)
-    if (cleared._tag === "Unmetered") return respondJson(body(yield* run(request.options.timeout)))
+    if (cleared._tag === "Unmetered") {
+      return yield* Effect.matchEffect(run(request.options.timeout), { onFailure: respondError, onSuccess: (result) => Effect.succeed(respondJson(body(result))) })
+    }
     if (cleared._tag === "Answered") return cleared.response
-    const result = yield* run(cleared.timeoutMs).pipe(
+    const outcome = yield* Effect.exit(run(cleared.timeoutMs)).pipe(
       Effect.ensuring(Scope.close(cleared.scope, Exit.void)),
-      // A defect or an interruption: nothing is charged and the claim is given up.
-      Effect.onExit((exit) => (Exit.isFailure(exit) ? cleared.abandon : Effect.void))
+      Effect.onInterrupt(() => cleared.abandon)
     )
+    if (Exit.isFailure(outcome)) {
+      const failure = outcome.cause.reasons.find((reason) => reason._tag === "Fail")
+      // A defect or an interruption: nothing is charged and the claim is given up.
+      if (failure === undefined) {
+        yield* cleared.abandon
+        return yield* Effect.failCause(outcome.cause)
+      }
+      yield* cleared.unbilled(failure.error)
+      return yield* respondError(failure.error)
+    }
+    const result = outcome.value
     const billed = yield* cleared.chargedFor(price(result))
     if (billed._tag === "Refused") return yield* respondError(billed.reply)
     const text = JSON.stringify(body(result))

@@ -5,7 +5,7 @@
 import { decodeScrapeRequest, type ScrapeData } from "@strata/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { costOf, failureCost, minimumCost } from "../src/Billing.ts"
+import { costOf, failureCost, interactCost, interactLeast, minimumCost } from "../src/Billing.ts"
 
 const decode = (body: Record<string, unknown>) => Effect.runSync(decodeScrapeRequest({ url: "https://example.com", ...body }))
 const page: ScrapeData = { markdown: "# ok", metadata: { creditsUsed: 1 } }
@@ -51,5 +51,18 @@ describe("minimumCost and failureCost", () => {
     expect(failureCost("SCRAPE_SITE_ERROR")).toBe(0)
     expect(failureCost("SCRAPE_TIMEOUT")).toBe(0)
     expect(failureCost("SCRAPE_LOCKDOWN_CACHE_MISS")).toBe(1)
+  })
+})
+
+describe("interactCost", () => {
+  it("charges 2 credits per started minute of the call, at least one minute, at most its time limit's worth", () => {
+    expect(interactCost(0, 30_000)).toBe(2)
+    expect(interactCost(59_999, 300_000)).toBe(2)
+    expect(interactCost(60_001, 300_000)).toBe(4)
+    expect(interactCost(299_000, 300_000)).toBe(10)
+    // Opening the session can take the call past its limit: the limit caps the price.
+    expect(interactCost(95_000, 30_000)).toBe(2)
+    expect(interactLeast(30_000)).toBe(2)
+    expect(interactLeast(300_000)).toBe(10)
   })
 })

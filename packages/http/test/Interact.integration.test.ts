@@ -6,7 +6,7 @@
 import Firecrawl from "@mendable/firecrawl-js"
 import { Store } from "@strata/core"
 import { layerSqlite, sqliteFileIn } from "@strata/store"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime, Option } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,6 +22,8 @@ let siteUrl: string
 let secret: Server
 let secretUrl: string
 let secretHits = 0
+/** Requests an interact call's code made: a call refused before it runs makes none. */
+let ranHits = 0
 let server: TestServer
 let serverData: string
 
@@ -62,6 +64,10 @@ const stop = async (scrapeId: string, key = KEY) => {
 beforeAll(async () => {
   const pages = routes()
   site = createServer((request, response) => {
+    if ((request.url ?? "").startsWith("/ran")) {
+      ranHits++
+      return void response.writeHead(204, { "access-control-allow-origin": "*" }).end()
+    }
     const body = pages[(request.url ?? "/").split("?")[0]]
     if (body === undefined) return void response.writeHead(404).end()
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body)
@@ -342,6 +348,52 @@ describe("interact", () => {
     expect((await interact(second.scrapeId, { code: "return 3" })).body).toMatchObject({ success: true, result: "3" })
     expect((await stop(second.scrapeId)).status).toBe(200)
     expect((await stop(reader.scrapeId)).status).toBe(200)
+  })
+
+  it("bills each call once for its browser time, refuses it with 402 before it runs when credits are short, and holds the team's concurrency slot while it runs", async () => {
+    // A team of the server's own store: 6 credits, one request at a time.
+    const store = ManagedRuntime.make(layerSqlite({ filename: sqliteFileIn(serverData), cacheMaxBytes: 1024 * 1024 }))
+    const teamKey = await store.runPromise(Effect.flatMap(Store, (s) => Effect.andThen(s.setTeam("billed", { credits: 6, concurrency: 1 }), s.createKey("billed")))).then((created) => created.key)
+    const balance = () => store.runPromise(Effect.flatMap(Store, (s) => s.getTeam("billed"))).then((team) => Option.getOrThrow(team).credits)
+    try {
+      const scraped = await post("/v2/scrape", { url: `${siteUrl}/log`, formats: ["markdown"] }, teamKey)
+      expect(scraped.body.data.metadata.creditsUsed).toBe(1)
+      const scrapeId = scraped.body.data.metadata.scrapeId as string
+      const ranBefore = ranHits
+
+      // A call that takes a while, and a scrape sent while it runs: the scrape waits for the call's slot.
+      const slow = interact(scrapeId, { code: `await fetch("${siteUrl}/ran?slow"); await new Promise((r) => setTimeout(r, 1500)); return "slow done"` }, teamKey)
+      for (let i = 0; i < 100 && ranHits === ranBefore; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(ranHits).toBe(ranBefore + 1)
+      const queued = await post("/v2/scrape", { url: `${siteUrl}/log`, formats: ["markdown"] }, teamKey)
+      const call = await slow
+      expect(call.status).toBe(200)
+      expect(call.body).toMatchObject({ success: true, result: "slow done", creditsUsed: 2 })
+      expect(queued.status).toBe(200)
+      expect(queued.body.data.metadata).toMatchObject({ concurrencyLimited: true, creditsUsed: 1 })
+      expect(queued.body.data.metadata.concurrencyQueueDurationMs).toBeGreaterThan(0)
+      expect(await balance()).toBe(2)
+
+      // A failed run used the browser too: it is charged.
+      const thrown = await interact(scrapeId, { code: `await fetch("${siteUrl}/ran?thrown"); throw new Error("aground")` }, teamKey)
+      expect(thrown.body).toMatchObject({ success: false, exitCode: 1, creditsUsed: 2 })
+      expect(await balance()).toBe(0)
+
+      // Nothing left: 402 before the code runs, and nothing charged.
+      const refused = await interact(scrapeId, { code: `await fetch("${siteUrl}/ran?refused"); return 1` }, teamKey)
+      expect(refused.status).toBe(402)
+      expect(refused.body).toMatchObject({ success: false, code: "insufficient_credits" })
+      expect(ranHits).toBe(ranBefore + 2)
+      expect(await balance()).toBe(0)
+
+      // An unknown scrape costs nothing either (checked with credits on the team again).
+      await store.runPromise(Effect.flatMap(Store, (s) => s.setTeam("billed", { credits: 4, concurrency: 1 })))
+      expect((await interact("00000000-0000-4000-8000-000000000000", { code: "return 1" }, teamKey)).status).toBe(404)
+      expect(await balance()).toBe(4)
+      expect((await stop(scrapeId, teamKey)).body).toMatchObject({ success: true, creditsBilled: 0 })
+    } finally {
+      await store.dispose()
+    }
   })
 
   it("refuses a session past the limit with 429, and opens it once another stops", async () => {

@@ -19,7 +19,7 @@ import type { ScrapeError } from "./ScrapeError.ts"
 import type { Markdown } from "./stages/Markdown.ts"
 import { chainRedactors, Redaction } from "./stages/Redaction.ts"
 import { piiRedactor } from "./pii/PiiRedactor.ts"
-import { cleanMarkdown } from "./clean/CleanContent.ts"
+import { cleanOffline } from "./clean/CleanWithModel.ts"
 import type { TypeDetection } from "./TypeDetection.ts"
 
 /** What the content stages need from the context. */
@@ -41,7 +41,8 @@ const baseMetadata = (input: ContentInput, contentType: string | undefined): Doc
 /** An HTML page through the HTML stages, then redaction, before anything is written out. */
 const htmlPage = (input: ContentInput, options: CommonOptions) =>
   Effect.gen(function*() {
-    const wants = (yield* FormatProjection).requested(options.formats)
+    const projection = yield* FormatProjection
+    const wants = projection.requested(options.formats)
     const { text } = decodeBody(input.bytes, input.contentTypeHeader)
     // blockAds (a scrape's option, decoded with its default of true): consent banners and ads go before main content is chosen.
     const blockAds = input.upload !== true && (options as { readonly blockAds?: boolean }).blockAds === true
@@ -55,28 +56,34 @@ const htmlPage = (input: ContentInput, options: CommonOptions) =>
       removeBase64Images: options.removeBase64Images,
       formats: { markdown: wants.markdown, html: wants.html, links: wants.links }
     })
-    // onlyCleanContent: boilerplate blocks the main-content pass left are dropped (clean/), before redaction.
-    const cleaning = (options as { readonly onlyCleanContent?: boolean }).onlyCleanContent === true && result.markdown !== undefined
-      ? cleanMarkdown(result.markdown)
-      : undefined
     // The markdown and the HTML of the same cleaned tree are both redacted.
     const redaction = yield* Redaction
     const redact = (written: string | undefined, html = false) =>
       written === undefined
         ? Effect.succeed(undefined)
         : (html ? redaction.redactHtml ?? redaction.redactText : redaction.redactText)(written).pipe(Effect.mapError(fromStageError))
+    // onlyCleanContent: boilerplate the main-content pass left is dropped (clean/), by the language
+    // model when there is one, else the classifier; after redaction, so no model sees what was masked.
+    const redacted = yield* redact(result.markdown)
+    const cleaning = (options as { readonly onlyCleanContent?: boolean }).onlyCleanContent === true && redacted !== undefined
+      ? yield* (projection.cleanContent ?? ((markdown: string) => Effect.sync(() => cleanOffline(markdown))))(redacted, {
+        url: input.url,
+        deadline: yield* Effect.service(RequestDeadline),
+        zeroDataRetention: yield* Effect.service(ZeroDataRetention)
+      })
+      : undefined
     return {
       _tag: "Page",
       bytes: input.bytes,
       text,
-      markdown: yield* redact(cleaning?.markdown ?? result.markdown),
+      markdown: cleaning?.markdown ?? redacted,
       html: yield* redact(result.html, true),
       links: result.links,
-      warnings: result.warnings ?? [],
+      warnings: [...(result.warnings ?? []), ...(cleaning?.warnings ?? [])],
       metadata: {
         ...result.metadata,
         ...baseMetadata(input, input.contentType ?? "text/html"),
-        ...(cleaning === undefined ? {} : { cleanContentBy: "classifier", cleanContentBlocksDropped: cleaning.dropped }),
+        ...cleaning?.metadata,
         creditsUsed: 1
       }
     } satisfies Produced

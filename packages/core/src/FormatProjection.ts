@@ -11,6 +11,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { DocumentMetadata, Format, PageBlocks, PageMarkdown, ScrapeData } from "./contract/index.ts"
 import { deriveOffline, deriveWithModel, derivedWanted, type Derived, type DerivedInput } from "./derived/DerivedFormats.ts"
+import { type CleanContext, cleanContent, type CleanOutcome } from "./clean/CleanWithModel.ts"
 import { commerceFormats } from "./commerce/CommerceFormats.ts"
 import { personalityWithModel } from "./branding/Personality.ts"
 import type { Page } from "./Document.ts"
@@ -94,6 +95,11 @@ export interface Projection {
    * derives it: `changeTracking`'s json mode asks here. Left out, the offline path answers.
    */
   readonly deriveJson?: ((input: DerivedInput, wanted: JsonWanted) => Effect.Effect<Derived>) | undefined
+  /**
+   * `onlyCleanContent` for a page's markdown: through the projection's language model when it has
+   * one (`clean/CleanWithModel.ts`), else by the offline classifier. Left out, the classifier.
+   */
+  readonly cleanContent?: ((markdown: string, context: CleanContext) => Effect.Effect<CleanOutcome>) | undefined
 }
 
 /** What `deriveJson` extracts: the json format's schema and prompt. */
@@ -222,6 +228,7 @@ const withPersonality = (model: LanguageModelShape, produced: Produced, formats:
 const derivedProjection = (model: LanguageModelShape | undefined): Projection => ({
   name: model === undefined ? "contract" : `contract+${model.model}`,
   requested,
+  cleanContent: (markdown, context) => cleanContent(model, markdown, context),
   deriveJson: (input, wanted) =>
     model === undefined
       ? Effect.sync(() => deriveJsonOffline(input, wanted))

@@ -83,6 +83,8 @@ export interface LanguageModelShape {
   readonly model: string
   /** Most tokens of page text one request may send: longer pages are trimmed, with a warning. */
   readonly maxInputTokens: number
+  /** Most tokens one answer may have (left out: the engine's default, 2048 for OpenAiCompatible). */
+  readonly maxOutputTokens?: number | undefined
   readonly complete: (request: CompletionRequest) => import("effect").Effect.Effect<Completion, LanguageModelError>
 }
 

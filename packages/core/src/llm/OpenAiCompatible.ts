@@ -128,7 +128,7 @@ export const make = (options: OpenAiCompatibleOptions) =>
       }
     })
 
-    return LanguageModel.of({ model: options.model, maxInputTokens: options.maxInputTokens ?? 24_000, complete })
+    return LanguageModel.of({ model: options.model, maxInputTokens: options.maxInputTokens ?? 24_000, maxOutputTokens: options.maxOutputTokens ?? 2048, complete })
   })
 
 /** The engine with the given options, over the platform's `fetch`. */

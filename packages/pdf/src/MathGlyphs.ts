@@ -84,6 +84,8 @@ const SYMBOLS: Record<string, string> = {
   "¬": "\\neg", "∧": "\\wedge", "∨": "\\vee", "⊕": "\\oplus", "⊗": "\\otimes", "∘": "\\circ", "•": "\\bullet", "′": "'",
   "ℓ": "\\ell", "ℏ": "\\hbar", "ℜ": "\\Re", "ℑ": "\\Im", "ℵ": "\\aleph", "⟨": "\\langle", "⟩": "\\rangle", "‖": "\\|", "∣": "|",
   "⌊": "\\lfloor", "⌋": "\\rfloor", "⌈": "\\lceil", "⌉": "\\rceil", "…": "\\ldots", "⋯": "\\cdots", "{": "\\{", "}": "\\}",
+  "†": "\\dagger", "‡": "\\ddagger", "〈": "\\langle", "〉": "\\rangle", "\\": "\\setminus", "√": "\\surd", "’": "'", "⋆": "\\star", "◦": "\\circ", "⊥": "\\perp",
+  "∥": "\\parallel", "∖": "\\setminus", "≪": "\\ll", "≫": "\\gg", "⊤": "\\top", "∠": "\\angle", "△": "\\triangle",
   "ℝ": "\\mathbb{R}", "ℕ": "\\mathbb{N}", "ℤ": "\\mathbb{Z}", "ℚ": "\\mathbb{Q}", "ℂ": "\\mathbb{C}", "%": "\\%", "#": "\\#", "&": "\\&"
 }
 

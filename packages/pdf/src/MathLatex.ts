@@ -40,6 +40,8 @@ const join = (parts: ReadonlyArray<string>): string => {
     if (part.length === 0) continue
     // A command name followed by a letter needs a space between them.
     if (/\\[A-Za-z]+$/.test(out) && /^[A-Za-z0-9]/.test(part)) out += " "
+    // A prime after a superscript would be a second one: it goes on an empty group.
+    if (part.startsWith("'") && out.endsWith("}")) out += "{}"
     out += part
   }
   return out

@@ -166,7 +166,8 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     // A footnote mark (a small ∗, †, or digit by a word) is no formula.
     if (beside !== undefined && islandRules.length === 0 && tokens.length <= 2 && tokens.every((t) => t.size < beside.size * 0.85 && !/\p{L}/u.test(t.glyph))) continue
     const latex = formulaLatex(tokens, islandRules)
-    if (latex.length === 0) continue
+    // What could not be written as LaTeX that parses stays text.
+    if (latex.length === 0 || !balanced(latex)) continue
     for (const r of islandRuns) removed.add(r)
     const main = islandRuns.filter((r) => r.size >= size * 0.9 && !isCmex(r.font))
     const baseline = main.length > 0 ? mostCommon(main.map((r) => r.baseline)) : box.bottom - size * 0.2
@@ -232,4 +233,18 @@ const lowerBound = (values: ReadonlyArray<number>, value: number): number => {
     else hi = mid
   }
   return lo
+}
+
+/** Braces balanced (escaped ones aside), and no stray `\\` but the row breaks of a matrix. */
+const balanced = (latex: string): boolean => {
+  let depth = 0
+  for (let i = 0; i < latex.length; i++) {
+    const ch = latex[i]
+    if (ch === "\\") {
+      if (latex[i + 1] === "\\" && !latex.includes("\\begin{")) return false
+      i++
+    } else if (ch === "{") depth++
+    else if (ch === "}" && --depth < 0) return false
+  }
+  return depth === 0
 }

@@ -175,7 +175,7 @@ const project = (produced: Produced, formats: ReadonlyArray<Format>, derivedForm
     ...derivedFormats.fields,
     ...commerce.fields,
     warning: warnings.length > 0 ? warnings.join("; ") : undefined,
-    metadata: { ...produced.metadata, ...derivedFormats.metadata },
+    metadata: { ...produced.metadata, ...derivedFormats.metadata, ...commerce.metadata },
     pages: produced._tag === "Document" ? produced.pages : undefined,
     blocks: produced._tag === "Document" ? produced.blocks : undefined
   })

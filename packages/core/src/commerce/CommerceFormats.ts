@@ -5,28 +5,36 @@
 import type { Format, ScrapeData } from "../contract/index.ts"
 import { pageFacts, type PageFacts } from "../derived/PageFacts.ts"
 import { readMenu } from "./Menu.ts"
-import { readProduct } from "./Product.ts"
+import { parseDocument } from "htmlparser2"
+import { readProductFrom } from "./Product.ts"
 
 export interface CommerceFields {
   readonly fields: Pick<ScrapeData, "product" | "menu">
   readonly warnings: ReadonlyArray<string>
+  /** Where each format was read (`productBy`: schema.org, opengraph or page). */
+  readonly metadata: Record<string, string>
 }
 
 export const commerceFormats = (formats: ReadonlyArray<Format>, html: string | undefined, url: string | undefined): CommerceFields => {
   const wantsProduct = formats.some((f) => f.type === "product")
   const wantsMenu = formats.some((f) => f.type === "menu")
-  if (!wantsProduct && !wantsMenu) return { fields: {}, warnings: [] }
+  if (!wantsProduct && !wantsMenu) return { fields: {}, warnings: [], metadata: {} }
   let facts: PageFacts | undefined
   const read = () => (facts ??= pageFacts(html ?? ""))
   const fields: { product?: ScrapeData["product"]; menu?: ScrapeData["menu"] } = {}
   const warnings: Array<string> = []
+  const metadata: Record<string, string> = {}
   if (wantsProduct) {
-    fields.product = html === undefined ? null : readProduct(read(), url) ?? null
-    if (fields.product === null) warnings.push("product: the page states no product (no schema.org Product or OpenGraph product tags)")
+    const found = html === undefined ? undefined : readProductFrom(read(), url, parseDocument(html))
+    fields.product = found?.product ?? null
+    if (found !== undefined) metadata.productBy = found.source
+    if (fields.product === null) {
+      warnings.push("product: the page shows no product (no schema.org Product in JSON-LD, microdata or RDFa, no OpenGraph product tags, no heading with a price and a way to buy)")
+    }
   }
   if (wantsMenu) {
     fields.menu = html === undefined ? null : readMenu(read(), url) ?? null
     if (fields.menu === null) warnings.push("menu: the page states no menu (no schema.org Menu with sections and items)")
   }
-  return { fields, warnings }
+  return { fields, warnings, metadata }
 }

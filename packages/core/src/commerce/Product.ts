@@ -3,10 +3,14 @@
  * `ProductGroup` with its `hasVariant` products), else its OpenGraph product tags. Variants come
  * from the group's variants, else from the product's offers; each has its availability, price,
  * the list price as `sale.originalPrice` when it is higher, images and option values (the
- * properties the group `variesBy`, or `additionalProperty`). A page with neither is no product.
+ * properties the group `variesBy`, or `additionalProperty`). schema.org items written as microdata
+ * or RDFa (Microdata.ts) are read like JSON-LD. Without any of these, the page's own evidence may
+ * still show a product (ProductEvidence.ts).
  */
 import type { ScrapeData } from "../contract/index.ts"
 import type { PageFacts } from "../derived/PageFacts.ts"
+import { markupItems } from "./Microdata.ts"
+import { productFromDom } from "./ProductEvidence.ts"
 import { all, amount, availability, hasType, isThing, text, type Thing, things, urls } from "./SchemaOrg.ts"
 
 export type Product = NonNullable<ScrapeData["product"]>
@@ -132,6 +136,26 @@ const fromOpenGraph = (facts: PageFacts, pageUrl: string | undefined): Product |
   }
 }
 
-/** The page's product, or undefined when the page states none. */
-export const readProduct = (facts: PageFacts, pageUrl: string | undefined): Product | undefined =>
-  fromSchemaOrg(facts.jsonLd, pageUrl) ?? fromOpenGraph(facts, pageUrl)
+export type ProductSource = "schema.org" | "opengraph" | "page"
+
+/**
+ * The page's product and where it was read, or undefined when the page shows none: schema.org
+ * data (JSON-LD, and microdata and RDFa items when the parsed `dom` is given), else OpenGraph's
+ * product tags, else the page's own evidence (heading, price, a way to buy: ProductEvidence.ts).
+ */
+export const readProductFrom = (
+  facts: PageFacts,
+  pageUrl: string | undefined,
+  dom?: Parameters<typeof markupItems>[0] | undefined
+): { readonly product: Product; readonly source: ProductSource } | undefined => {
+  const structured = fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl)
+  if (structured !== undefined) return { product: structured, source: "schema.org" }
+  const og = fromOpenGraph(facts, pageUrl)
+  if (og !== undefined) return { product: og, source: "opengraph" }
+  const page = dom === undefined ? undefined : productFromDom(dom, pageUrl)
+  return page === undefined ? undefined : { product: page, source: "page" }
+}
+
+/** The page's product, or undefined when the page shows none. */
+export const readProduct = (facts: PageFacts, pageUrl: string | undefined, dom?: Parameters<typeof markupItems>[0] | undefined): Product | undefined =>
+  readProductFrom(facts, pageUrl, dom)?.product

@@ -31,7 +31,7 @@ import {
 import { Config, Context, Effect, Layer, Option, Semaphore } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { readFile, stat } from "node:fs/promises"
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Download, type Page, type Response } from "playwright-core"
+import { type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
 import { AdBlockLists } from "./CosmeticRules.ts"
@@ -306,9 +306,9 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
       )
 
     /** Renders the page with its viewer documents kept as they came (`DocumentCapture.ts`); the keeping stops with the render. */
-    const renderPage = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
+    const renderPage = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.acquireUseRelease(
-        probe(() => captureDocuments(page), undefined),
+        probe(() => captureDocuments(session), undefined),
         (capture) => renderCaptured(page, run, request, blocker, capture),
         (capture) => Effect.sync(() => capture?.stop())
       )
@@ -410,13 +410,14 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         // the fetch engine does. Chromium weighs the tags itself (0.1 less each, as AcceptLanguage.ts does).
         const acceptLanguage = acceptLanguageOf(request).split(",").map((tag) => tag.split(";")[0].trim()).filter((tag) => tag !== "").join(",")
         const userAgent = yield* step(run, () => page.evaluate("navigator.userAgent") as Promise<string>)
-        yield* step(run, async () => {
+        const session = yield* step(run, async () => {
           const session = await context.newCDPSession(page)
           await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage })
+          return session
         })
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
         const blocker = request.blockAds === false ? undefined : yield* adBlocker
-        const rendered = yield* renderPage(page, run, request, blocker).pipe(
+        const rendered = yield* renderPage(page, session, run, request, blocker).pipe(
           // A failure that raced Chromium's exit is the crash.
           Effect.mapError((error) => (launched.isConnected() ? error : failureOf(run, error))),
           Effect.raceFirst(gone)

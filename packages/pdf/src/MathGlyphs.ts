@@ -72,7 +72,9 @@ const GREEK: Record<string, string> = {
   "ϑ": "vartheta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "µ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ϖ": "varpi",
   "ρ": "rho", "ϱ": "varrho", "σ": "sigma", "ς": "varsigma", "τ": "tau", "υ": "upsilon", "ϕ": "phi", "φ": "varphi", "χ": "chi",
   "ψ": "psi", "ω": "omega", "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma",
-  "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega"
+  "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
+  // The glyph list maps CMR's "Delta" and "Omega" to the increment and ohm signs.
+  "\u2206": "Delta", "\u2126": "Omega"
 }
 
 const SYMBOLS: Record<string, string> = {

@@ -19,7 +19,8 @@ export interface MathSplit {
   readonly formulas: Array<LayoutBlock>
 }
 
-const OPERATORISH = /^[\s\d+\-−=()[\]<>.,:;!|/'’*·×±∓ˆ¯˜˙¨ˇ˘´`]+$/u
+// Digits, operators, accents, and upright capital Greek (CMR sets Γ, Δ, Ω...; the glyph list gives ∆ and Ω as signs).
+const OPERATORISH = /^[\s\d+\-−=()[\]<>.,:;!|/'’*·×±∓ˆ¯˜˙¨ˇ˘´`\u0393-\u03a9\u2206\u2126\p{Sm}]+$/u
 
 const PUNCTUATION = /^\s*[.,;:]\s*$/
 const EQUATION_NUMBER = /^\s*\(\s*[\dA-Za-z.]{1,6}\s*\)\s*$/

@@ -106,7 +106,7 @@ const applyRules = (tokens: Array<MathToken>, rules: ReadonlyArray<Rule>): Array
 
 /** The baseline most full-size glyphs share (groups count at theirs). */
 const mainBaseline = (tokens: ReadonlyArray<MathToken>): { baseline: number; size: number } => {
-  const plain = tokens.filter((t) => t.operator === undefined && t.radical !== true)
+  const plain = tokens.filter((t) => t.operator === undefined && t.radical !== true && t.big !== true)
   const pool = plain.length > 0 ? plain : tokens
   const size = Math.max(...pool.map((t) => t.size))
   let best = pool[0]?.baseline ?? 0
@@ -192,8 +192,9 @@ const layout = (tokens: ReadonlyArray<MathToken>, rules: ReadonlyArray<Rule>): L
   }
   const parts: Array<string> = []
   for (const t of loose.sort((a, b) => a.x0 - b.x0)) parts.push(t.latex)
+  const sized = sizedDelimiters(main)
   for (const m of main) {
-    let s = m.latex
+    let s = sized.get(m) ?? m.latex
     const lower = [...(under.get(m) ?? []), ...(subs.get(m) ?? [])]
     const upper = [...(over.get(m) ?? []), ...(sups.get(m) ?? [])]
     if (lower.length > 0) s += `_{${layout(lower, []).latex}}`
@@ -211,4 +212,27 @@ export const operatorKind = (latex: string, display: boolean): MathToken["operat
   if (LIMIT_NAMES.has(latex)) return "limits"
   if (!Object.values(BIG_OPERATORS).includes(latex)) return undefined
   return latex === "\\int" || latex === "\\oint" || !display ? "side" : "limits"
+}
+
+const OPENING: Record<string, string> = { "(": "(", "[": "[", "{": "\\{", "|": "|" }
+const CLOSING: Record<string, string> = { ")": ")", "]": "]", "}": "\\}", "|": "|" }
+
+/**
+ * Big delimiters (CMEX's sized ones) that pair up on the main line are TeX's stretchy ones,
+ * `\left(` ... `\right)`; unpaired ones stay as they are, so that the LaTeX still parses.
+ */
+const sizedDelimiters = (main: ReadonlyArray<MathToken>): Map<MathToken, string> => {
+  const out = new Map<MathToken, string>()
+  const open: Array<MathToken> = []
+  for (const t of main) {
+    if (t.big !== true || t.operator !== undefined || t.radical === true) continue
+    const closing = CLOSING[t.glyph]
+    if (closing !== undefined && open.length > 0 && (t.glyph !== "|" || open.at(-1)!.glyph === "|")) {
+      const o = open.pop()!
+      out.set(o, `\\left${OPENING[o.glyph]}`)
+      out.set(t, `\\right${closing}`)
+    } else if (OPENING[t.glyph] !== undefined) open.push(t)
+  }
+  for (const o of open) out.delete(o)
+  return out
 }

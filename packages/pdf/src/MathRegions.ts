@@ -70,7 +70,7 @@ export const tokensOf = (run: TextRun, display: boolean): Array<MathToken> => {
   for (const piece of pieces) {
     if (piece.text.trim().length === 0) continue
     const width = piece.text.startsWith("\\") ? piece.text.length - 1 : 1
-    const latex = piece.text.startsWith("\\") ? piece.text : glyphLatex(piece.text)
+    const latex = piece.text.startsWith("\\") ? piece.text : alphabet(run.font, piece.text) ?? glyphLatex(piece.text)
     out.push({
       latex, glyph: piece.text.startsWith("\\") ? "" : piece.text,
       x0: run.x0 + piece.at * step, x1: run.x0 + (piece.at + width) * step, top: box.top, bottom: box.bottom,
@@ -248,4 +248,13 @@ const balanced = (latex: string): boolean => {
     else if (ch === "}" && --depth < 0) return false
   }
   return depth === 0
+}
+
+/** Capitals of the math alphabets: CMSY's are calligraphic, MSBM's blackboard bold, EUFM's Fraktur. */
+const alphabet = (font: string | undefined, ch: string): string | undefined => {
+  if (font === undefined || !/^[A-Z]$/.test(ch)) return undefined
+  if (/^cmsy|^cmbsy/i.test(font)) return `\\mathcal{${ch}}`
+  if (/^msbm/i.test(font)) return `\\mathbb{${ch}}`
+  if (/^eufm/i.test(font)) return `\\mathfrak{${ch}}`
+  return undefined
 }

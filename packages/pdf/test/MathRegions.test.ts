@@ -63,4 +63,11 @@ describe("math as LaTeX", () => {
       assert.strictEqual(blocks.filter((b) => b.kind === "table").length, 1)
       assert.include(markdown, "| A | $1.5\\times 10^{3}$ | $2\\times 10^{4}$ |")
     }))
+
+  it.effect("stretchy delimiters, calligraphic and blackboard capitals, upright capital Greek", () =>
+    Effect.gen(function*() {
+      const { pages } = yield* readAll(fixture("sized"))
+      const sources = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source)
+      assert.deepStrictEqual(sources, ["\\left(\\frac{x}{y}\\right)^{3}", "\\mathcal{F}\\subset\\mathbb{N}", "\\Delta u=\\Omega"])
+    }))
 })

@@ -182,8 +182,13 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
       added.push({ ...run, top: baseline - size * 0.8, bottom: baseline + size * 0.2 })
       continue
     }
-    const line: Line = { ...run, runs: [run], row: -1 }
-    formulas.push({ kind: "formula", lines: [line], x0: run.x0, x1: run.x1, top: run.top, bottom: run.bottom, size, latex })
+    // An equation number on the formula's row, to its right, is its tag.
+    const number = byTop.slice(lowerBound(runTops, box.top - runHeight), lowerBound(runTops, box.bottom))
+      .find((r) => !own.has(r) && r.x0 > box.x1 && EQUATION_NUMBER.test(r.text) && Math.abs(r.baseline - baseline) < size * 0.3)
+    if (number !== undefined) removed.add(number)
+    const tagged = number === undefined ? latex : `${latex}\\tag{${number.text.trim().slice(1, -1).trim()}}`
+    const line: Line = { ...run, text: tagged, runs: [{ ...run, text: tagged }], row: -1 }
+    formulas.push({ kind: "formula", lines: [line], x0: run.x0, x1: run.x1, top: run.top, bottom: run.bottom, size, latex: tagged })
   }
   if (removed.size === 0) return { runs, formulas }
   return { runs: [...runs.filter((r) => !removed.has(r)), ...added], formulas }

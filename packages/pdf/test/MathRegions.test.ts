@@ -70,4 +70,11 @@ describe("math as LaTeX", () => {
       const sources = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source)
       assert.deepStrictEqual(sources, ["\\left(\\frac{x}{y}\\right)^{3}", "\\mathcal{F}\\subset\\mathbb{N}", "\\Delta u=\\Omega"])
     }))
+
+  it.effect("an equation number beside a display formula becomes its tag", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("numbered"))
+      assert.include(markdown, "$$y=mx+c\\tag{1}$$")
+      assert.notInclude(markdown, "(1)")
+    }))
 })

@@ -21,11 +21,13 @@ export const commerceFormats = (formats: ReadonlyArray<Format>, html: string | u
   if (!wantsProduct && !wantsMenu) return { fields: {}, warnings: [], metadata: {} }
   let facts: PageFacts | undefined
   const read = () => (facts ??= pageFacts(html ?? ""))
+  let parsed: ReturnType<typeof parseDocument> | undefined
+  const dom = () => (parsed ??= parseDocument(html ?? ""))
   const fields: { product?: ScrapeData["product"]; menu?: ScrapeData["menu"] } = {}
   const warnings: Array<string> = []
   const metadata: Record<string, string> = {}
   if (wantsProduct) {
-    const found = html === undefined ? undefined : readProductFrom(read(), url, parseDocument(html))
+    const found = html === undefined ? undefined : readProductFrom(read(), url, dom())
     fields.product = found?.product ?? null
     if (found !== undefined) metadata.productBy = found.source
     if (fields.product === null) {
@@ -33,8 +35,8 @@ export const commerceFormats = (formats: ReadonlyArray<Format>, html: string | u
     }
   }
   if (wantsMenu) {
-    fields.menu = html === undefined ? null : readMenu(read(), url) ?? null
-    if (fields.menu === null) warnings.push("menu: the page states no menu (no schema.org Menu with sections and items)")
+    fields.menu = html === undefined ? null : readMenu(read(), url, dom()) ?? null
+    if (fields.menu === null) warnings.push("menu: the page shows no menu (no schema.org Menu in JSON-LD, microdata or RDFa, no headings over priced lines)")
   }
   return { fields, warnings, metadata }
 }

@@ -3,10 +3,13 @@
  * `hasMenu` of a `Restaurant` or `FoodEstablishment`, the merchant) with its `hasMenuSection`
  * sections (nested ones flattened, named with their parent) and `hasMenuItem` items: name,
  * description, price and currency from `offers`, calories from `nutrition`, dietary labels from
- * `suitableForDiet`, images. A page without a menu gets none.
+ * `suitableForDiet`, images; microdata and RDFa items read the same way. Without them, a menu
+ * written as headings over priced lines (MenuEvidence.ts). A page without a menu gets none.
  */
 import type { ScrapeData } from "../contract/index.ts"
 import type { PageFacts } from "../derived/PageFacts.ts"
+import { markupItems } from "./Microdata.ts"
+import { menuFromText } from "./MenuEvidence.ts"
 import { all, amount, availability, hasType, isThing, text, type Thing, things, typesOf, urls } from "./SchemaOrg.ts"
 
 export type Menu = NonNullable<ScrapeData["menu"]>
@@ -51,9 +54,16 @@ const sectionsOf = (container: Thing, prefix: string, base: string | undefined, 
   }
 }
 
-/** The page's menu, or undefined when the page states none. */
-export const readMenu = (facts: PageFacts, pageUrl: string | undefined): Menu | undefined => {
-  const all_ = things(facts.jsonLd)
+/**
+ * The page's menu, or undefined when it shows none: from schema.org data (JSON-LD, and microdata
+ * and RDFa items when the parsed `dom` is given), else from the page's text (MenuEvidence.ts).
+ */
+export const readMenu = (facts: PageFacts, pageUrl: string | undefined, dom?: Parameters<typeof markupItems>[0] | undefined): Menu | undefined =>
+  fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl) ??
+    (dom === undefined ? undefined : menuFromText(dom, pageUrl))
+
+const fromSchemaOrg = (jsonLd: ReadonlyArray<unknown>, pageUrl: string | undefined): Menu | undefined => {
+  const all_ = things(jsonLd)
   const merchant = all_.find((t) => hasType(t, "Restaurant", "FoodEstablishment", "CafeOrCoffeeShop", "Bakery", "BarOrPub", "FastFoodRestaurant") && t.hasMenu !== undefined)
   const menus = [...all(merchant?.hasMenu).filter(isThing), ...all_.filter((t) => hasType(t, "Menu"))]
   const unique = [...new Set(menus)]

@@ -36,7 +36,7 @@ describe("product and menu", () => {
       variants: [{ availability: { inStock: true, text: "InStock" }, title: "Field Jacket", price: { amount: 120, currency: "EUR", formatted: "120.00" } }]
     })
     expect(data.menu).toBeNull()
-    expect(data.warning).toContain("menu: the page states no menu")
+    expect(data.warning).toContain("menu: the page shows no menu")
     expect(data.markdown).toBeUndefined()
   })
 })

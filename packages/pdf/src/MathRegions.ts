@@ -162,6 +162,14 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     const inProse = beside !== undefined || row.some((r) => !own.has(r) && !EQUATION_NUMBER.test(r.text) && onRow(r, 7))
     // A full stop or comma after inline math belongs to the sentence.
     while (inProse && islandRuns.length > 1 && PUNCTUATION.test(islandRuns.at(-1)!.text)) islandRuns.pop()
+    // So does a bracket at either end that closes or opens nothing inside the formula ("maps $f$)").
+    if (inProse && islandRuns.length > 1) {
+      const text = islandRuns.map((r) => r.text).join("")
+      const opens = (text.match(/[([]/g) ?? []).length
+      const closes = (text.match(/[)\]]/g) ?? []).length
+      if (closes > opens && /^\s*[)\]]\s*$/.test(islandRuns.at(-1)!.text)) islandRuns.pop()
+      else if (opens > closes && /^\s*[([]\s*$/.test(islandRuns[0]!.text)) islandRuns.shift()
+    }
     const tokens = islandRuns.flatMap((r) => tokensOf(r, !inProse))
     if (tokens.every((t) => ACCENTS[t.glyph] !== undefined)) continue
     // A footnote mark (a small ∗, †, or digit by a word) is no formula.
@@ -182,9 +190,9 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
       added.push({ ...run, top: baseline - size * 0.8, bottom: baseline + size * 0.2 })
       continue
     }
-    // An equation number on the formula's row, to its right, is its tag.
+    // An equation number on the formula's row, to its right (or left, as amsart sets it), is its tag.
     const number = byTop.slice(lowerBound(runTops, box.top - runHeight), lowerBound(runTops, box.bottom))
-      .find((r) => !own.has(r) && r.x0 > box.x1 && EQUATION_NUMBER.test(r.text) && Math.abs(r.baseline - baseline) < size * 0.3)
+      .find((r) => !own.has(r) && (r.x0 > box.x1 || r.x1 < box.x0) && EQUATION_NUMBER.test(r.text) && Math.abs(r.baseline - baseline) < size * 0.3)
     if (number !== undefined) removed.add(number)
     const tagged = number === undefined ? latex : `${latex}\\tag{${number.text.trim().slice(1, -1).trim()}}`
     const line: Line = { ...run, text: tagged, runs: [{ ...run, text: tagged }], row: -1 }
@@ -210,21 +218,33 @@ const mostCommon = (values: ReadonlyArray<number>): number => {
 }
 
 /**
- * Digits a prose run starts with, right after a glyph in a math font on its baseline, are the end
- * of the formula (`$x > 0$ and` comes as "x", ">", "0 and"): they become a run of their own.
+ * Digits or a closing bracket a prose run starts with, right after a glyph in a math font on its
+ * baseline, are the end of the formula (`$x > 0$ and` comes as "x", ">", "0 and"; `$(X, f)$ with`
+ * as "(", "X, f", ") with"): they become a run of their own; so does an opening bracket a prose
+ * run ends with, right before one ("where (" + "X, ∗)").
  */
 const peelNumbers = (runs: ReadonlyArray<TextRun>): Array<TextRun> => {
   const out: Array<TextRun> = []
+  const touching = (run: TextRun, gap: (r: TextRun) => number) =>
+    runs.some((r) => mathFont(r) && Math.abs(r.baseline - run.baseline) < run.size * 0.2 && gap(r) > -0.5 && gap(r) < run.size * 0.6)
+  const split = (run: TextRun, at: number): [TextRun, TextRun] => {
+    const cut = run.x0 + (run.x1 - run.x0) * at / run.text.length
+    return [{ ...run, text: run.text.slice(0, at), x1: cut }, { ...run, text: run.text.slice(at), x0: cut }]
+  }
   for (const run of runs) {
-    const m = /^(\s*[\d.]*\d)(\s.*)$/su.exec(run.text)
-    const after = m !== null && !mathFont(run) && runs.some((r) => mathFont(r) && Math.abs(r.baseline - run.baseline) < run.size * 0.2 &&
-      run.x0 - r.x1 > -0.5 && run.x0 - r.x1 < run.size * 0.6)
-    if (!after) {
+    if (mathFont(run)) {
       out.push(run)
       continue
     }
-    const cut = run.x0 + (run.x1 - run.x0) * m![1]!.length / run.text.length
-    out.push({ ...run, text: m![1]!, x1: cut }, { ...run, text: m![2]!, x0: cut })
+    let rest = run
+    const head = /^(\s*(?:[\d.]*\d|[)\]]))[\s,.;:]/su.exec(run.text)
+    if (head !== null && touching(run, (r) => run.x0 - r.x1)) {
+      const [first, second] = split(run, head[1]!.length)
+      out.push(first)
+      rest = second
+    }
+    if (/\s[([]$/u.test(rest.text) && rest.text.length > 2 && touching(rest, (r) => r.x0 - rest.x1)) out.push(...split(rest, rest.text.length - 1))
+    else out.push(rest)
   }
   return out
 }

@@ -77,4 +77,10 @@ describe("math as LaTeX", () => {
       assert.include(markdown, "$$y=mx+c\\tag{1}$$")
       assert.notInclude(markdown, "(1)")
     }))
+
+  it.effect("brackets around inline math join it; a bracket of the sentence stays out", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("brackets"))
+      assert.include(markdown, "A semigroup $(X,f)$ with a map, where $(Y,g)$ is another (and it holds for maps $h$).")
+    }))
 })

@@ -10,7 +10,7 @@
 import type { ScrapeData } from "../contract/index.ts"
 import type { PageFacts } from "../derived/PageFacts.ts"
 import { markupItems } from "./Microdata.ts"
-import { productFromDom } from "./ProductEvidence.ts"
+import { priceNearHeading, productFromDom } from "./ProductEvidence.ts"
 import { all, amount, availability, hasType, isThing, text, type Thing, things, urls } from "./SchemaOrg.ts"
 
 export type Product = NonNullable<ScrapeData["product"]>
@@ -149,7 +149,13 @@ export const readProductFrom = (
   dom?: Parameters<typeof markupItems>[0] | undefined
 ): { readonly product: Product; readonly source: ProductSource } | undefined => {
   const structured = fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl)
-  if (structured !== undefined) return { product: structured, source: "schema.org" }
+  if (structured !== undefined) {
+    // A Product stated without its offer: the price shown by the page's heading, for a single variant.
+    const variant = structured.variants.length === 1 ? structured.variants[0]! : undefined
+    const shown = variant !== undefined && variant.price === undefined && dom !== undefined ? priceNearHeading(dom) : undefined
+    if (shown === undefined) return { product: structured, source: "schema.org" }
+    return { product: { ...structured, variants: [{ ...variant!, price: { amount: shown.amount, currency: shown.currency, formatted: shown.formatted } }] }, source: "schema.org" }
+  }
   const og = fromOpenGraph(facts, pageUrl)
   if (og !== undefined) return { product: og, source: "opengraph" }
   const page = dom === undefined ? undefined : productFromDom(dom, pageUrl)

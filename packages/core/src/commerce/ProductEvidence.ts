@@ -24,7 +24,12 @@ const CODES = "USD|EUR|GBP|JPY|CAD|AUD|NZD|CHF|SEK|NOK|DKK|PLN|CZK|INR|CNY|BRL|M
 const SIGN = "US\\$|CA?\\$|AU?\\$|NZ\\$|R\\$|HK\\$|S\\$|MX\\$|[$€£¥￥₹₩₽₺₪₫฿₱]|zł|kr|Kč|Fr\\."
 const NUMBER = "\\d{1,3}(?:[.,\\s\\u00a0\\u202f']\\d{3})*(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d{1,2})?"
 /** A price as pages write it: a sign or code before or after the number. */
-const PRICE = new RegExp(`(?:(${SIGN}|${CODES})\\s?(${NUMBER}))|(?:(${NUMBER})\\s?(${SIGN}|${CODES})(?![A-Za-z]))`, "u")
+// A number after a sign that another number follows ("4i4 $199") is not a price, nor is an
+// instalment ("$83.25/mo.").
+const PRICE = new RegExp(
+  `(?:(${SIGN}|${CODES})\\s?(${NUMBER})(?![\\d.,]?\\d)(?!\\s?\\/\\s?mo))|(?:(?<![\\p{L}\\d.,])(${NUMBER})\\s?(${SIGN}|${CODES})(?![A-Za-z]|\\s?\\d))`,
+  "u"
+)
 
 export interface FoundPrice {
   readonly amount: number
@@ -124,6 +129,12 @@ const optionsOf = (select: Element): Array<string> => {
     if (text !== "") out.push(text)
   }
   return out
+}
+
+/** The price written near the page's main heading, if any (for structured data that gives none). */
+export const priceNearHeading = (document: Document): FoundPrice | undefined => {
+  const h1 = gather(document).h1
+  return h1 === undefined ? undefined : priceNear(h1)
 }
 
 /** The product the page's markup shows, or undefined when it lacks a heading, a price or a way to buy. */

@@ -4,7 +4,13 @@
  * price may be a number, a string with a currency sign and thousands separators, or nested in a
  * price specification.
  */
+import { DomUtils, parseDocument } from "htmlparser2"
+
 export type Thing = Record<string, unknown>
+
+/** JSON-LD written through an HTML template often keeps its entities (`TFC8&reg;`): decoded here. */
+const decodeEntities = (value: string): string =>
+  /&(?:#\d+|#x[\da-f]+|\w+);/i.test(value) ? DomUtils.textContent(parseDocument(`<p>${value.replace(/</g, "&lt;")}</p>`)) : value
 
 export const isThing = (value: unknown): value is Thing => typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -20,7 +26,7 @@ export const hasType = (thing: Thing, ...names: ReadonlyArray<string>): boolean 
 /** A text value: a string, a number, or an object's `name` / `@value`. */
 export const text = (value: unknown): string | undefined => {
   for (const v of all(value)) {
-    if (typeof v === "string" && v.trim() !== "") return v.replace(/\s+/g, " ").trim()
+    if (typeof v === "string" && v.trim() !== "") return decodeEntities(v).replace(/\s+/g, " ").trim()
     if (typeof v === "number") return String(v)
     if (isThing(v)) {
       const inner = text(v["@value"] ?? v.name)

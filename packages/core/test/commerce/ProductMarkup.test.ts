@@ -77,10 +77,18 @@ describe("product from the page's own evidence", () => {
     expect(product(`<h1>Stove Kettle</h1><button class="add-to-cart">Add to cart</button>`).fields.product).toBeNull()
   })
 
+  it("prices a Product stated without an offer from its heading, and decodes entities in JSON-LD text", () => {
+    const jsonLd = JSON.stringify({ "@context": "https://schema.org", "@type": "Product", name: "The Cream with TFC8&reg;" })
+    const found = commerceFormats([{ type: "product" }], `<html><head><script type="application/ld+json">${jsonLd}</script></head><body><div><h1>The Cream</h1><p>Scarlett 4i4 $299.99</p></div></body></html>`, url).fields.product
+    expect(found?.title).toBe("The Cream with TFC8®")
+    expect(found?.variants[0]?.price).toEqual({ amount: 299.99, currency: "USD", formatted: "$299.99" })
+  })
+
   it("finds prices with the sign or code before or after", () => {
     expect(findPrice("now only $1,299.99 each")).toEqual({ amount: 1299.99, currency: "USD", formatted: "$1,299.99" })
     expect(findPrice("12,50 € TTC")).toEqual({ amount: 12.5, currency: "EUR", formatted: "12,50 €" })
     expect(findPrice("CHF 49.90")).toEqual({ amount: 49.9, currency: "CHF", formatted: "CHF 49.90" })
     expect(findPrice("no price here, 2024")).toBeUndefined()
+    expect(findPrice("or $83.25/mo. for 12 months, or $999")?.amount).toBe(999)
   })
 })

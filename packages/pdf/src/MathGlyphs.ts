@@ -55,7 +55,7 @@ export const BIG_OPERATORS: Record<string, string> = {
 
 /** Words set upright in a formula that are operator names (`\sin x`). */
 export const OPERATOR_NAMES = /^(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|exp|lim|liminf|limsup|max|min|sup|inf|det|dim|ker|deg|gcd|arg|Pr)$/
-export const OPERATOR_WORD = /arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|exp|lim|max|min|sup|inf|det|dim|ker|deg|gcd|arg/g
+export const OPERATOR_WORD = /(?<![A-Za-z])(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln|exp|lim|max|min|sup|inf|det|dim|ker|deg|gcd|arg)(?![A-Za-z])/g
 /** Operator names whose limits go below them in display style. */
 export const LIMIT_NAMES = new Set(["\\lim", "\\max", "\\min", "\\sup", "\\inf", "\\det", "\\gcd", "\\Pr"])
 

@@ -158,8 +158,9 @@ const layout = (tokens: ReadonlyArray<MathToken>, rules: ReadonlyArray<Rule>): L
   if (tokens.length === 0) return { latex: "", baseline: 0, size: 0 }
   const built = applyRules(applyOverlays([...tokens]), rules)
   const { baseline, size } = mainBaseline(built)
-  const onLine = (t: MathToken) => t.group === true || t.operator !== undefined || t.radical === true || t.big === true ||
-    (Math.abs(t.baseline - baseline) < size * 0.12 && t.size >= size * 0.8)
+  // An operator name in script size ("max" under θ) is a script like any other.
+  const onLine = (t: MathToken) => t.group === true || t.radical === true || t.big === true ||
+    (t.operator !== undefined && t.size >= size * 0.8) || (Math.abs(t.baseline - baseline) < size * 0.12 && t.size >= size * 0.8)
   const main = built.filter(onLine).sort((a, b) => a.x0 - b.x0)
   const off = built.filter((t) => !onLine(t))
   if (off.length > 0) {

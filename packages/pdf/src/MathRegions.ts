@@ -23,13 +23,16 @@ export interface MathSplit {
 const OPERATORISH = /^[\s\d+\-−=()[\]<>.,:;!|/'’*·×±∓ˆ¯˜˙¨ˇ˘´`\u0393-\u03a9\u2206\u2126\p{Sm}]+$/u
 
 const PUNCTUATION = /^\s*[.,;:]\s*$/
+const SCRIPT_WORD = /^\s*[A-Za-z]{1,8}\s*$/
+/** An opening bracket, or an operator name and its bracket, at the end of a prose item ("given by cos("). */
+const OPENING_TAIL = /\s((?:sin|cos|tan|log|ln|exp|max|min|det)?[([])$/u
 const EQUATION_NUMBER = /^\s*\(\s*[\dA-Za-z.]{1,6}\s*\)\s*$/
 
 const mathFont = (run: TextRun) => run.math || isMathFont(run.font)
 
 /** A run that may belong to a formula: a math font, or digits, operators and operator names. */
 const mathish = (run: TextRun) => mathFont(run) || OPERATORISH.test(run.text) || OPERATOR_NAMES.test(run.text.trim()) ||
-  (OPERATORISH.test(run.text.replace(OPERATOR_WORD, " ")) && /[=+<>]/.test(run.text))
+  (OPERATORISH.test(run.text.replace(OPERATOR_WORD, " ")) && /[=+<>(]/.test(run.text))
 
 interface Box { x0: number; x1: number; top: number; bottom: number }
 
@@ -48,6 +51,10 @@ export const tokensOf = (run: TextRun, display: boolean): Array<MathToken> => {
   const step = (run.x1 - run.x0) / Math.max(1, chars.length)
   const pieces: Array<{ text: string; at: number }> = []
   const text = run.text
+  if (!mathFont(run) && SCRIPT_WORD.test(text) && text.trim().length > 1 && !OPERATOR_NAMES.test(text.trim())) {
+    const word = text.trim()
+    return [{ latex: `\\mathrm{${word}}`, glyph: "", x0: run.x0, x1: run.x1, top: box.top, bottom: box.bottom, baseline: run.baseline, size: run.size }]
+  }
   const words = !mathFont(run) ? [...text.matchAll(OPERATOR_WORD)] : []
   let i = 0
   let at = 0
@@ -87,7 +94,10 @@ const touches = (a: Box, b: Box, dx: number, dy: number) =>
 export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Rule>): MathSplit => {
   if (!input.some(mathFont)) return { runs: input, formulas: [] }
   const runs = peelNumbers(input)
-  const candidates = runs.filter((r) => !r.rotated && mathish(r))
+  // A word in script size set against a glyph in a math font is its script (`\beta_{\mathrm{rel}}`).
+  const scripts = new Set(runs.filter((r) => !mathish(r) && SCRIPT_WORD.test(r.text) && runs.some((m) => mathFont(m) &&
+    m.size > r.size * 1.15 && Math.abs(m.baseline - r.baseline) > r.size * 0.15 && r.x0 - m.x1 > -0.5 && r.x0 - m.x1 < 1.5)))
+  const candidates = runs.filter((r) => !r.rotated && (mathish(r) || scripts.has(r)))
   const boxes = candidates.map(boxOf)
   const parent = candidates.map((_, i) => i)
   const find = (i: number): number => {
@@ -221,7 +231,7 @@ const mostCommon = (values: ReadonlyArray<number>): number => {
  * Digits or a closing bracket a prose run starts with, right after a glyph in a math font on its
  * baseline, are the end of the formula (`$x > 0$ and` comes as "x", ">", "0 and"; `$(X, f)$ with`
  * as "(", "X, f", ") with"): they become a run of their own; so does an opening bracket a prose
- * run ends with, right before one ("where (" + "X, ∗)").
+ * run ends with, right before one ("where (" + "X, ∗)"), with an operator name before it ("cos(").
  */
 const peelNumbers = (runs: ReadonlyArray<TextRun>): Array<TextRun> => {
   const out: Array<TextRun> = []
@@ -243,7 +253,8 @@ const peelNumbers = (runs: ReadonlyArray<TextRun>): Array<TextRun> => {
       out.push(first)
       rest = second
     }
-    if (/\s[([]$/u.test(rest.text) && rest.text.length > 2 && touching(rest, (r) => r.x0 - rest.x1)) out.push(...split(rest, rest.text.length - 1))
+    const tail = OPENING_TAIL.exec(rest.text)
+    if (tail !== null && tail.index > 0 && touching(rest, (r) => r.x0 - rest.x1)) out.push(...split(rest, rest.text.length - tail[1]!.length))
     else out.push(rest)
   }
   return out

@@ -83,4 +83,10 @@ describe("math as LaTeX", () => {
       const { markdown } = yield* readAll(fixture("brackets"))
       assert.include(markdown, "A semigroup $(X,f)$ with a map, where $(Y,g)$ is another (and it holds for maps $h$).")
     }))
+
+  it.effect("upright words in script size are scripts; an operator name and its bracket join the formula", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("scripts"))
+      assert.include(markdown, "The angle is given by $\\cos(\\theta_{h})=\\beta_{\\mathrm{rel}}$, where $\\delta\\theta_{\\max}$ is small.")
+    }))
 })

@@ -89,4 +89,11 @@ describe("math as LaTeX", () => {
       const { markdown } = yield* readAll(fixture("scripts"))
       assert.include(markdown, "The angle is given by $\\cos(\\theta_{h})=\\beta_{\\mathrm{rel}}$, where $\\delta\\theta_{\\max}$ is small.")
     }))
+
+  it.effect("a list bullet set in a math font stays a bullet", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("itemize"))
+      assert.include(markdown, "- the first item, plain words;\n- the second item, with $x^{2}$ in it;\n- the third item.")
+      assert.notInclude(markdown, "\\bullet")
+    }))
 })

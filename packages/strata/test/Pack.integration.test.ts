@@ -97,7 +97,7 @@ const node22 = () => join(project(), "node_modules", ".bin", "node")
 
 describe("the packed packages", () => {
   it("ship only dist/ (no src/, tests or build info)", () => {
-    expect(packed.map((p) => p.name).sort()).toEqual(["@strata/browser", "@strata/cli", "@strata/core", "@strata/http", "@strata/ocr", "@strata/office", "@strata/pdf", "@strata/store", "strata"])
+    expect(packed.map((p) => p.name).sort()).toEqual(["@strata/browser", "@strata/cli", "@strata/core", "@strata/fleet", "@strata/http", "@strata/ocr", "@strata/office", "@strata/pdf", "@strata/store", "strata"])
     for (const p of packed) {
       const stray = p.files.map((f) => f.path).filter((path) => !(path.startsWith("dist/") && /\.(js|d\.ts)$/.test(path)) && !["package.json", "README.md"].includes(path))
       expect(stray, p.name).toEqual([])

@@ -11,7 +11,7 @@
  * JSON Schema, so what is listed is what is enforced.
  */
 import { type Effect, JsonSchema, Schema } from "effect"
-import { URLPattern, type URLPatternInit } from "node:url"
+import { URLPattern, type URLPatternInit } from "./UrlPattern.ts"
 import { httpUrlProblem } from "../contract/Primitives.ts"
 
 /** Why a tool's call failed while it ran; the adapter turns the kind into a status and code. */

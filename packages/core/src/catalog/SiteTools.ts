@@ -10,7 +10,7 @@
  *   declares those terms: a team's administrator accepts them before the first call.
  */
 import { Effect, Layer, Schema } from "effect"
-import { URLPattern } from "node:url"
+import { URLPattern } from "./UrlPattern.ts"
 import { IntBetween } from "../contract/Primitives.ts"
 import { Pipeline } from "../Pipeline.ts"
 import { CatalogRegistry } from "./CatalogRegistry.ts"

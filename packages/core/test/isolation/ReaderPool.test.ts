@@ -100,8 +100,10 @@ describe("ReaderPool", () => {
     const { exit, lagMs } = await run(withLag(readAll("spin", 1500)))
     const took = Date.now() - started
     expect(errorOf(exit).reason._tag).toBe("Timeout")
-    // Deadline + grace + process start; never the spin's forever.
-    expect(took).toBeLessThan(1500 + 3000)
+    // Deadline + grace + the reader process's start, never the spin's forever. The start alone
+    // took ~9 s once on a loaded 2-core CI run (10.7 s in all), so the bound only catches a hang;
+    // the Timeout reason above is what shows the kill.
+    expect(took).toBeLessThan(1500 + 20_000)
     expect(lagMs).toBeLessThan(250)
   })
 

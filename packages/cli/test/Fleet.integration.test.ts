@@ -111,10 +111,12 @@ describe("strata parse --queue with strata worker processes", () => {
     expect(runId).toMatch(/^[0-9a-f]{16}$/)
     expect(submit.err.join("\n")).toContain("31 documents, 0 done before, 31 to convert (31 newly queued)")
 
+    // A starts alone, so it surely converts 3 (started together, B could take every job first and
+    // A never reach 3: a fresh-clone CI run timed out so); B starts, and A is killed mid-run.
     const a = strata(["worker", "--slots", "1"], env)
-    const b = strata(["worker", "--slots", "1"], env)
     const converted = (p: Proc) => p.err.filter((line) => /strata worker: (converted|copied) /.test(line))
     await waitFor(() => converted(a).length >= 3, "worker A to convert 3 documents", 120_000)
+    const b = strata(["worker", "--slots", "1"], env)
     a.process.kill("SIGKILL")
     expect(await a.exited).toBe(null)
 

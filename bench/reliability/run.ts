@@ -122,7 +122,8 @@ const runCase = async (input: HostileInput, idle: ReturnType<typeof rssParts>): 
     notes.push(`server ${server.exit}${lastFatal() === "" ? "" : `: ${lastFatal()}`}`)
   }
   // Settle: no requests but the probe's, then read RSS.
-  if (server.alive()) await sleep(settleMs)
+  if (input.settleMs !== undefined) notes.push(`settled RSS read ${(input.settleMs / 1000).toFixed(0)} s after the answer`)
+  if (server.alive()) await sleep(input.settleMs ?? settleMs)
   const settled = server.alive() ? rssParts(server.pid) : { server: 0, children: 0, total: 0 }
   const settledRss = settled.total
   const report = await probe.stop()

@@ -4,14 +4,14 @@
  */
 import type { Format, ScrapeData } from "../contract/index.ts"
 import { pageFacts, type PageFacts } from "../derived/PageFacts.ts"
-import { readMenu } from "./Menu.ts"
+import { readMenuFrom } from "./Menu.ts"
 import { parseDocument } from "htmlparser2"
 import { readProductFrom } from "./Product.ts"
 
 export interface CommerceFields {
   readonly fields: Pick<ScrapeData, "product" | "menu">
   readonly warnings: ReadonlyArray<string>
-  /** Where each format was read (`productBy`: schema.org, opengraph or page). */
+  /** Where each format was read (`productBy`: schema.org, opengraph or page; `menuBy`: schema.org or page). */
   readonly metadata: Record<string, string>
 }
 
@@ -35,7 +35,9 @@ export const commerceFormats = (formats: ReadonlyArray<Format>, html: string | u
     }
   }
   if (wantsMenu) {
-    fields.menu = html === undefined ? null : readMenu(read(), url, dom()) ?? null
+    const found = html === undefined ? undefined : readMenuFrom(read(), url, dom())
+    fields.menu = found?.menu ?? null
+    if (found !== undefined) metadata.menuBy = found.source
     if (fields.menu === null) warnings.push("menu: the page shows no menu (no schema.org Menu in JSON-LD, microdata or RDFa, no headings over priced lines)")
   }
   return { fields, warnings, metadata }

@@ -54,13 +54,27 @@ const sectionsOf = (container: Thing, prefix: string, base: string | undefined, 
   }
 }
 
+export type MenuSource = "schema.org" | "page"
+
 /**
- * The page's menu, or undefined when it shows none: from schema.org data (JSON-LD, and microdata
- * and RDFa items when the parsed `dom` is given), else from the page's text (MenuEvidence.ts).
+ * The page's menu and where it was read, or undefined when it shows none: from schema.org data
+ * (JSON-LD, and microdata and RDFa items when the parsed `dom` is given), else from the page's
+ * text (MenuEvidence.ts).
  */
+export const readMenuFrom = (
+  facts: PageFacts,
+  pageUrl: string | undefined,
+  dom?: Parameters<typeof markupItems>[0] | undefined
+): { readonly menu: Menu; readonly source: MenuSource } | undefined => {
+  const structured = fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl)
+  if (structured !== undefined) return { menu: structured, source: "schema.org" }
+  const page = dom === undefined ? undefined : menuFromText(dom, pageUrl)
+  return page === undefined ? undefined : { menu: page, source: "page" }
+}
+
+/** The page's menu, or undefined when it shows none. */
 export const readMenu = (facts: PageFacts, pageUrl: string | undefined, dom?: Parameters<typeof markupItems>[0] | undefined): Menu | undefined =>
-  fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl) ??
-    (dom === undefined ? undefined : menuFromText(dom, pageUrl))
+  readMenuFrom(facts, pageUrl, dom)?.menu
 
 const fromSchemaOrg = (jsonLd: ReadonlyArray<unknown>, pageUrl: string | undefined): Menu | undefined => {
   const all_ = things(jsonLd)

@@ -34,6 +34,8 @@ export const browserOptions = (request: ScrapeRequest): Array<string> => {
   if (hasFormat(request, "screenshot")) options.push("formats: screenshot")
   if (request.waitFor > 0) options.push("waitFor")
   if (request.mobile) options.push("mobile")
+  // A profile is the browser's saved storage state: the fetch engine would silently ignore it.
+  if (request.profile !== undefined) options.push("profile")
   if (hasFormat(request, "branding")) options.push("formats: branding")
   return options
 }

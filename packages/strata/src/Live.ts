@@ -59,8 +59,8 @@ export interface StrataOptions {
   } | undefined
   readonly stages?: StageLayers | undefined
   /**
-   * The browser engine, for pages that need JavaScript and for actions, screenshots, `waitFor`,
-   * `mobile` and `location`. Default: on, with `STRATA_CHROMIUM_PATH` and
+   * The browser engine, for pages that need JavaScript and for actions, screenshots, `branding`,
+   * `waitFor`, `mobile`, `location` and `profile`. Default: on, with `STRATA_CHROMIUM_PATH` and
    * `STRATA_BROWSER_CONCURRENCY`, unless `STRATA_BROWSER` is `off`; it follows the fetch
    * engine's address policy. `false`: no browser (those options are refused with a 400).
    */

@@ -110,6 +110,15 @@ describe("engine choice", () => {
     expect(data.actions).toBeUndefined()
   })
 
+  it("sends a profile's scrape to the browser even for a page the fetch engine serves, with the profile's name", async () => {
+    const calls: Array<BrowserRequest> = []
+    const data = await scrape({ url: `${base}/article`, profile: { name: "shop", saveChanges: false } }, calls)
+    expect(calls).toHaveLength(1)
+    expect(calls[0].profile).toEqual({ name: "shop" })
+    expect(data.metadata?.engine).toBe("browser")
+    expect(data.markdown).toContain("Rendered by the browser double.")
+  })
+
   it("sends branding to the browser, and answers null with a warning when the page gave no style samples", async () => {
     const calls: Array<BrowserRequest> = []
     const data = await scrape({ url: `${base}/article`, formats: ["markdown", "branding"] }, calls)
@@ -150,7 +159,8 @@ describe("engine choice", () => {
       [{ formats: ["screenshot"] }, "formats: screenshot"],
       [{ formats: ["branding"] }, "formats: branding"],
       [{ waitFor: 100 }, "waitFor"],
-      [{ mobile: true }, "mobile"]
+      [{ mobile: true }, "mobile"],
+      [{ profile: { name: "shop" } }, "profile"]
     ] as const) {
       const reason = await scrapeFailure({ url: `${base}/article`, ...request })
       expect(reason._tag).toBe("NotSupported")

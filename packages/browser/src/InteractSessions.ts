@@ -12,7 +12,9 @@
  * - A session ends after `ttlMs` (10 min), `idleMs` without a run (5 min), on DELETE, or when
  *   the server stops; its context is closed on every path, and the id is forgotten (404 after).
  *   With `saveChanges`, its cookies and localStorage are written to the profile first; only one
- *   open session may hold a profile for saving (a second gets `ProfileLocked`).
+ *   open session may hold a profile for saving (a second gets `ProfileLocked`). A session opened
+ *   or stopped by a caller under zero data retention saves nothing, and its stop says so in
+ *   `warning` (a scrape made under it cannot be interacted with at all: `NotRetained`).
  * - At most `maxSessions` are open at once (`TooManySessions` beyond).
  */
 import {
@@ -84,6 +86,8 @@ interface Session {
   readonly startedAt: number
   /** The profile key it saves to when it stops. */
   readonly savesTo: string | undefined
+  /** It was opened under zero data retention: its profile is not saved. */
+  readonly keepsNothing: boolean
   lastUsed: number
   running: number
   closed: boolean
@@ -119,15 +123,20 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
     const saving = new Map<string, string>()
     let live = 0
 
-    /** Saves the profile when asked, then closes the context; safe to call twice, and not cut short by an interruption. */
-    const close = (entry: Entry, session: Session): Effect.Effect<SessionSummary> =>
+    /**
+     * Saves the profile when asked (unless the session, or the caller stopping it, keeps no data),
+     * then closes the context; safe to call twice, and not cut short by an interruption.
+     */
+    const close = (entry: Entry, session: Session, stopper?: InteractionOwner): Effect.Effect<SessionSummary> =>
       Effect.uninterruptible(Effect.gen(function*() {
         const summary = { sessionId: session.id, sessionDurationMs: Date.now() - session.startedAt }
         if (session.closed) return summary
         session.closed = true
         if (entry.session === session) entry.session = undefined
         let warning: string | undefined
-        if (session.savesTo !== undefined && entry.profile !== undefined) {
+        if (entry.profile?.saveChanges === true && (session.keepsNothing || stopper?.zeroDataRetention === true)) {
+          warning = `The profile "${entry.profile.name}" was not saved: zero data retention is on for this team, so nothing the session changed is kept`
+        } else if (session.savesTo !== undefined && entry.profile !== undefined) {
           const state = yield* probe(() => session.context.storageState(), undefined)
           const outcome = state === undefined
             ? { saved: false as const, problem: `The profile "${entry.profile.name}" was not saved: the browser session had already ended` }
@@ -154,7 +163,7 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
         return Effect.succeed({ entry, request: entry.request })
       })
 
-    const openFor = (entry: Entry, request: BrowserRequest) =>
+    const openFor = (entry: Entry, request: BrowserRequest, caller: InteractionOwner) =>
       Effect.gen(function*() {
         if (live >= maxSessions) {
           return yield* Effect.fail(interactionError(new TooManySessions({
@@ -162,7 +171,9 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
             message: `You have reached the maximum number of concurrent browser sessions (${maxSessions}). Stop one (DELETE /v2/scrape/{scrapeId}/interact) or wait for one to expire.`
           })))
         }
-        const saver = entry.profile?.saveChanges === true ? entry.profile : undefined
+        // Under zero data retention the session writes nothing, so it holds no profile for writing either.
+        const keepsNothing = caller.zeroDataRetention === true
+        const saver = entry.profile?.saveChanges === true && !keepsNothing ? entry.profile : undefined
         const savesTo = saver === undefined ? undefined : profiles.keyOf(entry.owner.team, saver.name)
         if (saver !== undefined && savesTo !== undefined && saving.has(savesTo)) {
           return yield* Effect.fail(interactionError(new ProfileLocked({
@@ -192,7 +203,7 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
           Effect.mapError((error) => interactionError(new ReplayFailed({ error, message: `The session could not replay scrape ${entry.scrapeId}: ${error.message}` })))
         )
         const now = Date.now()
-        const session: Session = { id, scope, ...opened, startedAt: now, savesTo, lastUsed: now, running: 0, closed: false }
+        const session: Session = { id, scope, ...opened, startedAt: now, savesTo, keepsNothing, lastUsed: now, running: 0, closed: false }
         entry.session = session
         return session
       })
@@ -225,7 +236,7 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
         return yield* entry.gate.withPermit(Effect.gen(function*() {
           // Stopped or expired while this run waited its turn.
           if (entries.get(scrapeId) !== entry) return yield* Effect.fail(unknownScrape(scrapeId))
-          const session = entry.session ?? (yield* openFor(entry, request))
+          const session = entry.session ?? (yield* openFor(entry, request, owner))
           session.running++
           // A run never outlives its session.
           const limit = Math.max(1, Math.min(run.timeoutMs, session.startedAt + ttlMs - Date.now()))
@@ -254,7 +265,7 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
           })))
         }
         entries.delete(scrapeId)
-        return yield* close(entry, session)
+        return yield* close(entry, session, owner)
       })
 
     const sweep = Effect.gen(function*() {

@@ -130,6 +130,43 @@ describe("interact sessions", () => {
   }, 60_000)
 })
 
+describe("interact sessions under zero data retention", () => {
+  it("save no profile when the caller keeps no data, whether it opened the session or only stopped it, and say so", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "strata-sessions-"))
+    const runtime = runtimeWith(dataDir, {})
+    // The same key and team, after the team turned zero data retention on.
+    const keepsNothing: InteractionOwner = { ...owner, zeroDataRetention: true }
+    const run = (scrapeId: string, caller: InteractionOwner, code: string) =>
+      runtime.runPromise(Interactions.use((interactions) => interactions.execute(scrapeId, caller, { code, timeoutMs: 5_000 })))
+    const stop = (scrapeId: string, caller: InteractionOwner) => runtime.runPromise(Interactions.use((interactions) => interactions.stop(scrapeId, caller)))
+    try {
+      await remember(runtime, "opened-zdr", { profile: { name: "quay" } })
+      expect((await run("opened-zdr", keepsNothing, "document.cookie = 'boat=Tern; max-age=3600'; return document.cookie")).result).toBe("boat=Tern")
+      // It holds no profile for writing: another saving session of the same profile opens.
+      await remember(runtime, "writer", { profile: { name: "quay" } })
+      expect((await run("writer", owner, "return 1")).result).toBe("1")
+      await stop("writer", keepsNothing)
+      const opened = await stop("opened-zdr", owner)
+      expect(opened.warning).toContain(`The profile "quay" was not saved: zero data retention`)
+
+      await remember(runtime, "stopped-zdr", { profile: { name: "quay" } })
+      expect((await run("stopped-zdr", owner, "document.cookie = 'boat=Heron; max-age=3600'; return 1")).result).toBe("1")
+      expect((await stop("stopped-zdr", keepsNothing)).warning).toContain("was not saved: zero data retention")
+
+      // Nothing was written: no profile file, and a reader starts with no cookie.
+      expect(await readdir(dataDir, { recursive: true }).then((names) => names.filter((name) => name.endsWith(".json")))).toEqual([])
+      expect(await Effect.runPromise(makeProfileStore(dataDir).load("team-a", "quay"))).toBeUndefined()
+      // The same session stopped by a caller that keeps data does save (so the test can fail).
+      await remember(runtime, "kept", { profile: { name: "quay" } })
+      expect((await run("kept", owner, "document.cookie = 'boat=Kestrel; max-age=3600'; return 1")).result).toBe("1")
+      expect((await stop("kept", owner)).warning).toBeUndefined()
+      expect((await Effect.runPromise(makeProfileStore(dataDir).load("team-a", "quay")))?.cookies.map((c) => c.value)).toEqual(["Kestrel"])
+    } finally {
+      await runtime.dispose()
+    }
+  }, 60_000)
+})
+
 describe("interact sessions and Chromium", () => {
   it("answers a run after Chromium died with a clear failure, and the next run replays into a new session", async () => {
     const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), {})

@@ -9,7 +9,11 @@
  * its engine internal).
  *
  * Screenshots and PDFs become links through the `ArtifactStore` when one is in the context,
- * else `data:` URLs. As in Firecrawl, `data.actions` is left out when every list is empty.
+ * else `data:` URLs. Under zero data retention (asked for, the team's, or `lockdown`) nothing is
+ * written: they, and `audio` and `video`, are answered as `data:` URLs, as Firecrawl answers a
+ * screenshot it does not upload. Under `lockdown`, which makes no outside request, `audio` and
+ * `video` are not fetched (null, with a warning), as Firecrawl skips its outbound transforms.
+ * As in Firecrawl, `data.actions` is left out when every list is empty.
  * `branding` is made from what the browser sampled (`branding/`); `audio` and `video` from the
  * page's media, whichever engine served it (`media/`).
  */
@@ -147,17 +151,35 @@ export const withEngine = (
   data: ScrapeData,
   served: Served,
   request: ScrapeRequest,
-  outputs: EngineOutputs
-): Effect.Effect<ScrapeData, ScrapeError> =>
-  Effect.flatMap(withBrowser(data, served, request, outputs.artifacts), (data) =>
+  engineOutputs: EngineOutputs
+): Effect.Effect<ScrapeData, ScrapeError> => {
+  const outputs = kept(engineOutputs, request)
+  return Effect.flatMap(withBrowser(data, served, request, outputs.artifacts), (data) =>
     // A file the browser handed to the fetch engine (a PDF shown in Chromium's viewer) has no page to sample.
     hasFormat(request, "branding") && served.page === undefined
       ? Effect.succeed({ ...data, branding: null, warning: joinWarnings(data.warning, notAPage) })
       : Effect.succeed(data)).pipe(Effect.flatMap((data) =>
     !hasFormat(request, "audio") && !hasFormat(request, "video")
       ? Effect.succeed(data)
+      : request.lockdown
+      ? Effect.succeed(withoutMedia(data, request))
       // The request's own budget interrupts this sooner when less time is left.
       : withMedia(outputs.media, data, { html: pageHtml(served), url: served.page?.url ?? served.input?.url ?? request.url, media: directMedia(served) }, request, Date.now() + request.timeout)))
+}
+
+/** The outputs a request may write to: none of the artifact store's under zero data retention (lockdown included), so its files come back inline. */
+const kept = (outputs: EngineOutputs, request: ScrapeRequest): EngineOutputs =>
+  request.zeroDataRetention ? { artifacts: Option.none(), media: { ...outputs.media, artifacts: Option.none() } } : outputs
+
+/** `audio` and `video` under lockdown: their media lives elsewhere, and lockdown fetches nothing. */
+const withoutMedia = (data: ScrapeData, request: ScrapeRequest): ScrapeData => {
+  const kinds = (["audio", "video"] as const).filter((kind) => hasFormat(request, kind))
+  return {
+    ...data,
+    ...Object.fromEntries(kinds.map((kind) => [kind, null])),
+    warning: joinWarnings(data.warning, ...kinds.map((kind) => `${kind}: not made under lockdown, which fetches nothing from outside the cache (the page's media would be)`))
+  }
+}
 
 const withBrowser = (
   data: ScrapeData,

@@ -77,7 +77,8 @@ export const interactErrorReply = (error: InteractionError): ErrorReply => {
 /** The caller, as the middleware verified it. */
 const ownerOf = (context: RequestContext): InteractionOwner => ({
   key: context.keyId ?? "",
-  team: context.team?.id ?? defaultTeamId
+  team: context.team?.id ?? defaultTeamId,
+  zeroDataRetention: context.team?.zdr === true
 })
 
 const isJsonContentType = (header: string | undefined): boolean => {

@@ -5,6 +5,11 @@
  * artifacts, the team's audit file) and not in the server's stdout or stderr. Every file in the
  * data folder is listed before and after: no file appears. The same requests without zero data
  * retention leave their marks in those same places, so the search can find what it looks for.
+ *
+ * The server runs with its browser: a screenshot (the format, and the screenshot action) under
+ * zero data retention, asked for, the team's, and `lockdown`'s (a cache hit), comes back inline
+ * as a `data:` URL and writes no file to the artifact folder; the same screenshot without it is
+ * a link to a file there.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync, statSync } from "node:fs"
@@ -80,7 +85,7 @@ beforeAll(async () => {
   const port = await freePort()
   const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env
   child = spawn(node, ["--conditions=@strata/source", bin], {
-    env: { ...base, HOST: "127.0.0.1", PORT: String(port), STRATA_ALLOW_PRIVATE_URLS: "1", STRATA_SUPERVISE: "0", STRATA_DATA_DIR: dataDir, STRATA_BROWSER: "off" },
+    env: { ...base, HOST: "127.0.0.1", PORT: String(port), STRATA_ALLOW_PRIVATE_URLS: "1", STRATA_SUPERVISE: "0", STRATA_DATA_DIR: dataDir, STRATA_BROWSER_CONCURRENCY: "1" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
@@ -107,6 +112,9 @@ const scrape = async (key: string, body: Record<string, unknown>, requestId: str
   })
   return { status: response.status, body: (await response.json()) as any }
 }
+
+/** The store's own files and the audit files: the only ones a request under zero data retention may change. */
+const storeOrAudit = /^(?:strata\.db(?:-wal|-shm|-journal)?|audit-(?:open|private)\.jsonl)$/
 
 /** Every format that could be kept somewhere: the page, its links, a diff's history, the summary. */
 const formats = ["markdown", "html", "rawHtml", "links", "summary", "changeTracking"]
@@ -136,6 +144,49 @@ describe("zero data retention, on the server process", () => {
     // No file came into being but the store's own and the audit files (the zero-retention team's
     // audit event says that a scrape happened, without its URL: searched above).
     const added = filesIn(dataDir).filter((name) => !before.includes(name))
-    expect(added.filter((name) => !/^(?:strata\.db(?:-wal|-shm|-journal)?|audit-(?:open|private)\.jsonl)$/.test(name))).toEqual([])
+    expect(added.filter((name) => !storeOrAudit.test(name))).toEqual([])
+  }, 90_000)
+
+  it("answers screenshots inline under it (asked for, the team's, lockdown's) and writes no artifact; without it, a file is written", async () => {
+    const shot = { type: "screenshot", fullPage: false }
+    // The copy lockdown reads: cached (with its screenshot) by an ordinary scrape first.
+    const cached = await scrape(openKey, { url: `${pagesUrl}/cached-shot-2290`, formats: ["markdown", shot] }, "cached-shot-2290")
+    expect(cached.status).toBe(200)
+    expect(cached.body.data.screenshot).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
+    const settle = Date.now() + 10_000
+    while (!tracesOf("cached-shot-2290").some((place) => place.startsWith("strata.db")) && Date.now() < settle) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const before = filesIn(dataDir)
+
+    const asked = await scrape(openKey, {
+      url: `${pagesUrl}/zdr-shot-8841`,
+      formats: ["markdown", shot],
+      actions: [{ type: "screenshot" }],
+      zeroDataRetention: true
+    }, "shot-request-a")
+    expect(asked.status).toBe(200)
+    expect(asked.body.data.screenshot).toMatch(/^data:image\/(?:png|jpeg);base64,/)
+    expect(asked.body.data.actions.screenshots).toHaveLength(1)
+    expect(asked.body.data.actions.screenshots[0]).toMatch(/^data:image\/(?:png|jpeg);base64,/)
+    const team = await scrape(zdrTeamKey, { url: `${pagesUrl}/zdr-team-shot-6402`, formats: [shot] }, "shot-request-b")
+    expect(team.status).toBe(200)
+    expect(team.body.data.screenshot).toMatch(/^data:image\/(?:png|jpeg);base64,/)
+    const lockdown = await scrape(openKey, { url: `${pagesUrl}/cached-shot-2290`, formats: ["markdown", shot], lockdown: true }, "lockdown-shot-2290")
+    expect(lockdown.status).toBe(200)
+    expect(lockdown.body.data.metadata.cacheState).toBe("hit")
+    expect(lockdown.body.data.screenshot).toMatch(/^data:image\/(?:png|jpeg);base64,/)
+    // The inline image is the screenshot itself.
+    expect(Buffer.from(team.body.data.screenshot.split(",")[1], "base64").subarray(1, 4).toString("latin1")).toBe("PNG")
+
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    for (const marker of ["zdr-shot-8841", "zdr-team-shot-6402"]) expect(tracesOf(marker)).toEqual([])
+    const added = filesIn(dataDir).filter((name) => !before.includes(name))
+    expect(added.filter((name) => !storeOrAudit.test(name))).toEqual([])
+
+    // Without it, the same screenshot is a file in the artifact folder, so the diff above can see one.
+    const kept = await scrape(openKey, { url: `${pagesUrl}/kept-shot-3517`, formats: [shot] }, "kept-shot-3517")
+    expect(kept.body.data.screenshot).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
+    expect(filesIn(dataDir).filter((name) => !before.includes(name) && name.startsWith("artifacts"))).toHaveLength(1)
   }, 90_000)
 })

@@ -19,6 +19,11 @@ export const ProfileTeam = Context.Reference<string>("@strata/core/ProfileTeam",
 export interface InteractionOwner {
   readonly key: string
   readonly team: string
+  /**
+   * The caller keeps no data now (its team's zero data retention, which may have been turned on
+   * since the scrape): a session it opens or stops saves no profile.
+   */
+  readonly zeroDataRetention?: boolean | undefined
 }
 
 /** Code to run in the session's page, with its time limit. */

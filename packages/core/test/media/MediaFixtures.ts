@@ -38,13 +38,17 @@ const types: Record<string, string> = {
 
 export interface MediaSite {
   readonly url: string
+  /** Paths asked for, in order. */
+  readonly hits: Array<string>
   readonly close: () => Promise<void>
 }
 
 /** Serves `pages` (path to HTML) and the folder's files under `/media/`. */
 export const serveMedia = async (dir: string, pages: Record<string, string>): Promise<MediaSite> => {
+  const hits: Array<string> = []
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0]
+    hits.push(path)
     if (pages[path] !== undefined) return void response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(pages[path])
     if (path.startsWith("/media/")) {
       const file = normalize(join(dir, path.slice("/media/".length)))
@@ -57,6 +61,7 @@ export const serveMedia = async (dir: string, pages: Record<string, string>): Pr
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
     close: () => new Promise((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

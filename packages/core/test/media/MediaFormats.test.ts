@@ -5,12 +5,13 @@
  * missing ffmpeg, an address the fetch engine's rules refuse, and the download cap.
  */
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ArtifactStore } from "../../src/artifacts/ArtifactStore.ts"
 import { decodeScrapeRequest, type ScrapeData } from "../../src/contract/index.ts"
+import { withEngine } from "../../src/EngineChoice.ts"
 import { Fetcher } from "../../src/fetch/Fetcher.ts"
 import { DEFAULT_MEDIA_MAX_BYTES, withMedia } from "../../src/media/MediaFormats.ts"
 import { makeFfmpeg } from "../../src/media/Transcoder.ts"
@@ -156,6 +157,38 @@ describe("audio and video", () => {
     }))
     expect(data.video).toBeNull()
     expect(data.warning).toMatch(/10\.0\.0\.1.*(private|internal|Refusing|blocked)/i)
+  })
+
+  it("writes no file under zero data retention (the media comes back inline) and fetches no media under lockdown", async () => {
+    const served = (path: string, body: Record<string, unknown>) =>
+      runtime.runPromise(Effect.gen(function*() {
+        const url = `${site.url}${path}`
+        const request = yield* decodeScrapeRequest({ url, ...body })
+        const fetched = yield* (yield* Fetcher).fetch(url, { deadline: Date.now() + 30_000, skipTlsVerification: false })
+        const input = { bytes: fetched.body, contentType: "text/html", contentTypeHeader: "text/html", url, sourceURL: url, statusCode: 200 }
+        const outputs = {
+          artifacts: Option.some(yield* ArtifactStore),
+          media: { fetcher: yield* Fetcher, artifacts: Option.some(yield* ArtifactStore), transcoder: makeFfmpeg(), maxBytes: DEFAULT_MEDIA_MAX_BYTES }
+        }
+        return yield* withEngine({ metadata: {} }, { engine: "fetch", input }, request, outputs)
+      }))
+    const files = () => (existsSync(join(dataDir, "artifacts")) ? readdirSync(join(dataDir, "artifacts")).length : 0)
+    const before = files()
+    const inline = await served("/tone", { formats: ["audio"], zeroDataRetention: true })
+    expect(inline.warning).toBeUndefined()
+    expect(inline.audio).toMatch(/^data:audio\/mpeg;base64,/)
+    expect(probe(Buffer.from(inline.audio!.split(",")[1], "base64")).streams.map((s) => s.codec_name)).toEqual(["mp3"])
+    expect(files()).toBe(before)
+    const hitsBefore = site.hits.length
+    const locked = await served("/clip", { formats: ["video", "audio"], lockdown: true })
+    expect(locked).toMatchObject({ audio: null, video: null })
+    expect(locked.warning).toMatch(/audio: not made under lockdown.*video: not made under lockdown/)
+    // Only the page itself (fetched above by the test) was asked for: no media.
+    expect(site.hits.slice(hitsBefore).filter((hit) => hit.startsWith("/media"))).toEqual([])
+    expect(files()).toBe(before)
+    // The same request without either is a file (so the count above can move).
+    expect((await served("/tone", { formats: ["audio"] })).audio).toMatch(/^http:\/\/127\.0\.0\.1:3002\//)
+    expect(files()).toBe(before + 1)
   })
 
   it("kills ffmpeg at the deadline and says so", async () => {

@@ -47,6 +47,13 @@ export interface UploadedFile {
 export class Pipeline extends Context.Service<Pipeline, {
   /** Scrapes a request from `validateScrapeRequest`. */
   readonly scrape: (request: ScrapeRequest) => Effect.Effect<ScrapeData, ScrapeError>
+  /**
+   * Refuses a request this pipeline cannot serve whatever its page: options that need a browser
+   * it lacks, and the cache-only options and `changeTracking` without a store. `scrape` and
+   * `scrapeStream` refuse the same; a caller that must answer before a stream starts (the HTTP
+   * adapter's NDJSON, whose status is sent with the first line) asks here first.
+   */
+  readonly admit: (request: ScrapeRequest) => Effect.Effect<void, ScrapeError>
   /** Parses an upload with options from `validateParseOptions`. */
   readonly parse: (file: UploadedFile, options: ParseOptions) => Effect.Effect<ScrapeData, ScrapeError>
   /** `scrape` as a stream: documents page by page, then the rest of `data` (see `ContentEvent`). */
@@ -105,11 +112,8 @@ export class Pipeline extends Context.Service<Pipeline, {
        */
       const fetchPage = (request: ScrapeRequest, deadline: number): Effect.Effect<Fetched, ScrapeError> =>
         Effect.gen(function*() {
-          const needed = browserOptions(request)
-          if (Option.isNone(browser)) {
-            if (needed.length > 0) return yield* Effect.fail(noBrowser(needed))
-            return yield* fetchContent(request, deadline)
-          }
+          // Options that need a browser this pipeline lacks were refused by `admit`.
+          if (Option.isNone(browser)) return yield* fetchContent(request, deadline)
           // A document (PDF, JSON, an image...) is not a page. The browser hands back its bytes as they
           // came when it has them (an attachment it downloaded, a PDF it showed in its viewer): those
           // are read, not fetched a second time. Otherwise the fetch engine reads the bytes themselves.
@@ -129,11 +133,24 @@ export class Pipeline extends Context.Service<Pipeline, {
               : Effect.succeed<Fetched>({ ...fetched, keep: false, warning: browserFailedWarning(error) }))
         })
 
+      /** Why this pipeline cannot serve the request, whatever the page (before the cache: a stored page does not make up for a missing browser). */
+      const refusal = (request: ScrapeRequest): ScrapeError | undefined => {
+        if (Option.isNone(cache) && cacheOnly(request)) return noCache(request)
+        if (Option.isNone(cache) && trackingFormat(request.formats) !== undefined) return noHistory
+        const needed = browserOptions(request)
+        return Option.isNone(browser) && needed.length > 0 ? noBrowser(needed) : undefined
+      }
+
+      const admit = (request: ScrapeRequest): Effect.Effect<void, ScrapeError> => {
+        const refused = refusal(request)
+        return refused === undefined ? Effect.void : Effect.fail(refused)
+      }
+
       /** The page from the cache when there is one and it may serve the request, else fetched (then cached). */
       const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Served, ScrapeError> => {
+        const refused = refusal(request)
+        if (refused !== undefined) return Effect.fail(refused)
         if (Option.isSome(cache)) return cache.value.serve(request, fetchPage(request, deadline))
-        if (cacheOnly(request)) return Effect.fail(noCache(request))
-        if (trackingFormat(request.formats) !== undefined) return Effect.fail(noHistory)
         return fetchPage(request, deadline)
       }
 
@@ -206,7 +223,7 @@ export class Pipeline extends Context.Service<Pipeline, {
         return finish(data)
       })
 
-      return Pipeline.of({ scrape, parse, scrapeStream, parseStream })
+      return Pipeline.of({ scrape, admit, parse, scrapeStream, parseStream })
     })
   )
 }

@@ -75,6 +75,9 @@ export const scrapeRoute = Effect.gen(function*() {
     Effect.map((scrape) => (tools._tag === "Listed" ? { ...scrape, domainTools: true } : scrape)),
     // A team with zero data retention: its requests run as if each asked for it (no cache row).
     Effect.map((scrape) => (context.team?.zdr === true ? { ...scrape, zeroDataRetention: true, storeInCache: false } : scrape)),
+    // What this server cannot serve (an option that needs the browser, with STRATA_BROWSER=off) is
+    // refused here too, before metering and before an NDJSON stream sends its 200.
+    Effect.tap((scrape) => pipeline.admit(scrape)),
     Effect.flatMap((scrape) => {
       const request = { route: "scrape" as const, params: scrape, options: scrape, url: scrape.url }
       // changeTracking's history is the caller's team's.

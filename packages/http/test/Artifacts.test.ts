@@ -28,6 +28,7 @@ const screenshotPipeline = Layer.effect(Pipeline, Effect.gen(function*() {
     }))
   return Pipeline.of({
     scrape: scrape as unknown as Pipeline["Service"]["scrape"],
+    admit: () => Effect.void,
     parse: () => Effect.die(new Error("parse was not expected in this test")),
     scrapeStream: () => Stream.die(new Error("scrapeStream was not expected in this test")),
     parseStream: () => Stream.die(new Error("parseStream was not expected in this test"))

@@ -1,7 +1,8 @@
 /**
  * NDJSON streaming (`Accept: application/x-ndjson`), an extension beyond the contract: a PDF
  * upload and a PDF URL come back one line per page and a `done` line; early errors keep their
- * HTTP status, and a failure after the stream started is the last line.
+ * HTTP status (an option that needs the browser on a server without one included), and a failure
+ * after the stream started is the last line.
  */
 import { PDFDocument, StandardFonts } from "pdf-lib"
 import { createServer, type Server } from "node:http"
@@ -97,6 +98,32 @@ describe("NDJSON streaming", () => {
     const response = await post("/v2/scrape", JSON.stringify({ url: `${siteUrl}/page`, nope: 1 }), "application/json")
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ success: false, code: "BAD_REQUEST" })
+  })
+
+  it("refuses an option that needs the browser, on a server without one, with the plain request's 400 before streaming", async () => {
+    const { Strata } = await import("strata")
+    const bare = await startTestServer(Strata.layer({ browser: false, isolation: false, languageModel: false }), { apiKeys: [KEY] })
+    try {
+      for (const options of [{ mobile: true }, { profile: { name: "shop" } }]) {
+        const body = JSON.stringify({ url: `${siteUrl}/page`, ...options })
+        const answers = await Promise.all(["application/x-ndjson", "application/json"].map(async (accept) => {
+          const response = await fetch(`${bare.url}/v2/scrape`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${KEY}`, accept, "content-type": "application/json" },
+            body
+          })
+          return { status: response.status, type: response.headers.get("content-type"), body: await response.json() as Record<string, unknown> }
+        }))
+        const [streamed, plain] = answers
+        expect(streamed.status).toBe(400)
+        expect(streamed.type).toContain("application/json")
+        expect(streamed.body).toEqual(plain.body)
+        expect(streamed.body).toMatchObject({ success: false, code: "BAD_REQUEST" })
+        expect(streamed.body.error).toContain(`\`${Object.keys(options)[0]}\` is not supported by this server: it needs the browser engine`)
+      }
+    } finally {
+      await bare.close()
+    }
   })
 
   it("ends with an error line when the document turns out unreadable", async () => {

@@ -24,6 +24,7 @@ const keyMakingPipeline = Layer.effect(
       })
     return Pipeline.of({
       scrape: scrape as never,
+      admit: () => Effect.void,
       parse: () => Effect.die(new Error("not expected")),
       scrapeStream: () => Stream.die(new Error("not expected")),
       parseStream: () => Stream.die(new Error("not expected"))

@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type ArtifactStore, Pipeline, type Store } from "@strata/core"
-import { type Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { type CatalogProviders, startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
 
 /** A double's method: the pipeline's arguments, and any record as `data` (the adapter only serialises it). */
@@ -22,6 +22,7 @@ export const pipelineDouble = (
 ): Layer.Layer<Pipeline> =>
   Layer.succeed(Pipeline, Pipeline.of({
     ...(methods as Pick<Pipeline["Service"], "scrape" | "parse">),
+    admit: () => Effect.void,
     scrapeStream: () => Stream.die(new Error("scrapeStream was not expected in this test")),
     parseStream: () => Stream.die(new Error("parseStream was not expected in this test"))
   }))

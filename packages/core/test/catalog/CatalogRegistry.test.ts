@@ -24,6 +24,7 @@ import { Pipeline } from "../../src/Pipeline.ts"
 /** The built-in providers never reach the pipeline in these tests: discovery reads only their declarations. */
 const noPipeline = Layer.succeed(Pipeline, Pipeline.of({
   scrape: () => Effect.die(new Error("no scrape here")),
+  admit: () => Effect.void,
   parse: () => Effect.die(new Error("no parse here")),
   scrapeStream: () => Effect.die(new Error("no scrape here")) as never,
   parseStream: () => Effect.die(new Error("no parse here")) as never

@@ -4,8 +4,8 @@
  * what the browser's outputs become in `data` (screenshots and PDFs as `data:` URLs without an
  * artifact store, `data.actions` in action order).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Effect, Layer } from "effect"
+import { afterAll, assert, beforeAll, describe, expect, it } from "vitest"
+import { Effect, Layer, Result } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
@@ -166,6 +166,23 @@ describe("engine choice", () => {
       expect(reason._tag).toBe("NotSupported")
       expect(reason.message).toContain(option)
     }
+  })
+
+  it("admit refuses up front what scrape refuses without a browser, and lets it through with one", async () => {
+    const admit = (browser: Array<Layer.Layer<BrowserEngine>>) =>
+      Effect.runPromise(
+        Effect.flatMap(validateScrapeRequest({ url: `${base}/article`, profile: { name: "shop" }, mobile: true }), (request) => Pipeline.use((p) => p.admit(request))).pipe(
+          Effect.result,
+          Effect.provide(Pipeline.layer.pipe(Layer.provide([Fetcher.layerWith({ allowPrivate: true }), DocumentReaders.layer([]), ...browser])))
+        )
+      )
+    const refused = await admit([])
+    assert(Result.isFailure(refused))
+    expect(refused.failure.reason._tag).toBe("NotSupported")
+    expect(refused.failure.message).toContain("(mobile, profile)")
+    const calls: Array<BrowserRequest> = []
+    expect(Result.isSuccess(await admit([browserDouble(calls)]))).toBe(true)
+    expect(calls).toEqual([])
   })
 
   it("without a browser, serves a page that needs JavaScript as fetched", async () => {

@@ -108,28 +108,32 @@ export const ssns = (text: string, mode: PiiMode, out: Found): void => {
 }
 
 /** National identifiers other than the SSN, each with its check or its keyword. */
-const NATIONAL: ReadonlyArray<{ readonly pattern: RegExp; readonly valid: (m: RegExpExecArray, text: string) => boolean }> = [
+const NATIONAL: ReadonlyArray<{ readonly name: string; readonly pattern: RegExp; readonly valid: (m: RegExpExecArray, text: string) => boolean }> = [
   // UK National Insurance number: its prefix rules.
   {
+    name: "UK_NINO",
     pattern: /(?<![A-Z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])/g,
     valid: () => true
   },
   // Spanish DNI / NIE: the control letter.
-  { pattern: /(?<![A-Z0-9])[XYZ]?\d{7,8}-?[A-Z](?![A-Za-z0-9])/g, valid: (m) => spanishIdValid(m[0].replace("-", "").padStart(9, "0")) },
+  { name: "ES_DNI", pattern: /(?<![A-Z0-9])[XYZ]?\d{7,8}-?[A-Z](?![A-Za-z0-9])/g, valid: (m) => spanishIdValid(m[0].replace("-", "").padStart(9, "0")) },
   // Dutch BSN: the eleven test and its name nearby.
-  { pattern: /(?<!\d)\d{9}(?!\d)/g, valid: (m, text) => elevenTestValid(m[0]) && contextBefore(text, m.index, /\b(?:bsn|burgerservicenummer|sofinummer)\b/i) },
+  { name: "NL_BSN", pattern: /(?<!\d)\d{9}(?!\d)/g, valid: (m, text) => elevenTestValid(m[0]) && contextBefore(text, m.index, /\b(?:bsn|burgerservicenummer|sofinummer)\b/i) },
   // India's Aadhaar: Verhoeff and its name nearby.
   {
+    name: "IN_AADHAAR",
     pattern: /(?<!\d)[2-9]\d{3} ?\d{4} ?\d{4}(?!\d)/g,
     valid: (m, text) => verhoeffValid(m[0].replace(/ /g, "")) && contextBefore(text, m.index, /\b(?:aadhaar|aadhar|uid)\b/i)
   },
   // Canada's SIN: Luhn and its name nearby.
   {
+    name: "CA_SIN",
     pattern: /(?<![\d-])\d{3}[ -]?\d{3}[ -]?\d{3}(?![\d-])/g,
     valid: (m, text) => luhnValid(m[0].replace(/[ -]/g, "")) && contextBefore(text, m.index, /\b(?:sin|social insurance)\b/i)
   },
   // France's NIR (numéro de sécurité sociale): its key, 97 - (number mod 97).
   {
+    name: "FR_NIR",
     pattern: /(?<![\dA-Z])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\dA-Z])/g,
     valid: (m) => {
       const compact = m[0].replace(/ /g, "").replace("2A", "19").replace("2B", "18")
@@ -137,15 +141,22 @@ const NATIONAL: ReadonlyArray<{ readonly pattern: RegExp; readonly valid: (m: Re
     }
   },
   // Italy's codice fiscale: its structure (letters, year, month letter, day, place, control letter).
-  { pattern: /(?<![A-Z0-9])[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])/g, valid: () => true }
+  { name: "IT_CF", pattern: /(?<![A-Z0-9])[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])/g, valid: () => true }
 ]
 
-export const nationalIds = (text: string, _mode: PiiMode, out: Found): void => {
-  for (const { pattern, valid } of NATIONAL) {
+/** Each national identifier found, with the name of the detector that found it (the bench scores them apart). */
+export const namedNationalIds = (text: string): Array<PiiSpan & { readonly name: string }> => {
+  const found: Array<PiiSpan & { readonly name: string }> = []
+  for (const { name, pattern, valid } of NATIONAL) {
     each(pattern, text, (m) => {
-      if (valid(m, text)) out.push({ start: m.index, end: m.index + m[0].length, kind: "NATIONAL_ID" })
+      if (valid(m, text)) found.push({ start: m.index, end: m.index + m[0].length, kind: "NATIONAL_ID", name })
     })
   }
+  return found
+}
+
+export const nationalIds = (text: string, _mode: PiiMode, out: Found): void => {
+  for (const { start, end, kind } of namedNationalIds(text)) out.push({ start, end, kind })
 }
 
 const IPV4 = /(?<![\d.]|[vV]|\d\.)(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d]|\.\d)/g

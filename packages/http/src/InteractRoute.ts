@@ -5,7 +5,8 @@
  * - POST runs `code` in the scrape's browser session and answers Firecrawl's flat body
  *   `{ success, sessionId, result?, stdout, stderr, exitCode, killed, truncated?, error? }` (not under
  *   `data`): a run that threw or timed out is still HTTP 200 with `success: false`, as
- *   Firecrawl's SDKs expect. `prompt` needs a language model, and none is configured: 400.
+ *   Firecrawl's SDKs expect. `prompt` is not run yet: 400, whose message says whether a
+ *   language model is configured (the pipeline's layer puts it beside the pipeline).
  * - Each POST is metered as a scrape is (`Metering.ts`): it holds one of the team's concurrency
  *   slots while it runs, a team short of what the call may cost gets 402 before anything runs,
  *   and the call is charged once when it ends, for its browser time (`interactCost` in
@@ -28,6 +29,7 @@ import {
   type InteractionOwner,
   Interactions,
   type InteractionsService,
+  LanguageModel,
   NotSupported,
   Pipeline,
   ProfileTeam,
@@ -107,10 +109,14 @@ const readJson = Effect.gen(function*() {
   return { ok: true as const, value: parsed.value }
 })
 
-const noModel = scrapeError(new NotSupported({
-  option: "prompt",
-  message: "The option `prompt` is not supported by this server yet: no language model is configured. Send `code` (JavaScript run in the page) instead."
-}))
+/** The 400 for `prompt`, true to whether this server has a language model. */
+const promptRefused = (model: boolean) =>
+  scrapeError(new NotSupported({
+    option: "prompt",
+    message: model
+      ? "The option `prompt` is not supported by this server yet: prompt-driven interaction is not implemented, although a language model is configured. Send `code` (JavaScript run in the page) instead."
+      : "The option `prompt` is not supported by this server yet: no language model is configured. Send `code` (JavaScript run in the page) instead."
+  }))
 
 const scrapeIdOf = Effect.map(HttpRouter.params, (params) => params.scrapeId ?? "")
 
@@ -124,7 +130,10 @@ export const interactRoute = Effect.gen(function*() {
   const decoded = yield* Effect.result(decodeInteractRequest(body.value))
   if (Result.isFailure(decoded)) return yield* respondError(scrapeErrorReply(decoded.failure, "scrape"))
   const call = decoded.success
-  if (call.kind === "prompt") return yield* respondError(scrapeErrorReply(noModel, "scrape"))
+  if (call.kind === "prompt") {
+    const model = yield* Effect.serviceOption(LanguageModel)
+    return yield* respondError(scrapeErrorReply(promptRefused(Option.isSome(model)), "scrape"))
+  }
   const execute = interactions.value.execute
   const price = ({ durationMs }: Ran) => interactCost(durationMs, call.timeoutMs)
   return yield* meteredWork(

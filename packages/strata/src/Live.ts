@@ -9,10 +9,12 @@ import {
   type DocumentFormat,
   type DocumentReaders,
   Fetcher,
+  contractProjection,
   FormatProjection,
   type LanguageModel,
   type Layout,
   type Markdown,
+  OpenAiCompatible,
   type OcrEngine,
   Pipeline,
   ReaderPool,
@@ -139,17 +141,25 @@ const browserLayer = (options: StrataOptions) => {
   ))
 }
 
-/** The derived formats' projection with the model the options name, unless the caller provides a `FormatProjection`. */
+/**
+ * The derived formats' projection with the model the options name, unless the caller provides a
+ * `FormatProjection`. The model stays in the output, as the browser does: the HTTP server's
+ * interact route says whether one is configured when it refuses a `prompt`.
+ */
 const projectionLayer = (languageModel: StrataOptions["languageModel"]): Layer.Layer<never, unknown> =>
-  Layer.unwrap(Effect.map(Effect.serviceOption(FormatProjection), (given) => {
-    if (Option.isSome(given) || languageModel === false) return Layer.empty
-    if (languageModel !== undefined) return FormatProjection.layer.pipe(Layer.provide(languageModel))
-    return FormatProjection.layerConfig
+  Layer.unwrap(Effect.gen(function*() {
+    if (Option.isSome(yield* Effect.serviceOption(FormatProjection)) || languageModel === false) return Layer.empty
+    if (languageModel !== undefined) return FormatProjection.layer.pipe(Layer.provideMerge(languageModel))
+    const configured = yield* OpenAiCompatible.optionsFromConfig
+    return Option.isNone(configured)
+      ? Layer.succeed(FormatProjection, contractProjection)
+      : FormatProjection.layer.pipe(Layer.provideMerge(OpenAiCompatible.layer(configured.value)))
   })) as Layer.Layer<never, unknown>
 
 /**
  * The `Pipeline` service with the given options and stages; with the browser on, its
- * `BrowserEngine` and `Interactions` (interact sessions) come in the layer's output too.
+ * `BrowserEngine` and `Interactions` (interact sessions) come in the layer's output too, and so
+ * does the `LanguageModel` when one is configured.
  */
 export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknown> => {
   const stages = options.stages ?? {}
@@ -169,9 +179,11 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
   // blockAds' filter lists, built once on first use, for the browser and for fetched pages' cosmetic rules.
   const lists = Browser.AdBlockLists.layer
   const cosmetic = Browser.cosmeticLayer.pipe(Layer.provide(lists))
-  // The browser's layer stays in the output: with it come the interact sessions (`Interactions`) the HTTP server serves.
+  // The browser's layer stays in the output: with it come the interact sessions (`Interactions`) the
+  // HTTP server serves. So does the language model, when one is configured.
   return Pipeline.layer.pipe(
-    Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, projection, cosmetic)),
+    Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, cosmetic)),
+    Layer.provideMerge(projection),
     Layer.provideMerge(browserLayer(options).pipe(Layer.provide(lists)))
   )
 }

@@ -68,8 +68,28 @@ const valuesOf = (variant: Thing, variesBy: ReadonlyArray<string>): Record<strin
   return values
 }
 
+/**
+ * A graph's node written as a reference (`{"@id": "...#primaryimage"}`, as Yoast writes a
+ * product's image and brand) replaced by the node it names, one level deep.
+ */
+const dereference = (thing: Thing, byId: ReadonlyMap<string, Thing>): Thing => {
+  let out: Thing | undefined
+  for (const [key, value] of Object.entries(thing)) {
+    if (key === "@id") continue
+    const values = all(value)
+    if (!values.some((v) => isThing(v) && typeof v["@id"] === "string" && Object.keys(v).length === 1 && byId.has(v["@id"]))) continue
+    const resolved = values.map((v) => (isThing(v) && typeof v["@id"] === "string" && Object.keys(v).length === 1 ? byId.get(v["@id"]) ?? v : v))
+    out ??= { ...thing }
+    out[key] = Array.isArray(value) ? resolved : resolved[0]
+  }
+  return out ?? thing
+}
+
 const fromSchemaOrg = (jsonLd: ReadonlyArray<unknown>, pageUrl: string | undefined): Product | undefined => {
-  const all_ = things(jsonLd)
+  const found = things(jsonLd)
+  const byId = new Map<string, Thing>()
+  for (const t of found) if (typeof t["@id"] === "string" && Object.keys(t).length > 1 && !byId.has(t["@id"])) byId.set(t["@id"], t)
+  const all_ = byId.size === 0 ? found : found.map((t) => dereference(t, byId))
   const group = all_.find((t) => hasType(t, "ProductGroup"))
   const products = all_.filter((t) => hasType(t, "Product", "IndividualProduct", "ProductModel", "Car", "Vehicle"))
   // Several products that are not one group's variants: a listing or a category page, not a product's page.
@@ -108,10 +128,16 @@ const fromSchemaOrg = (jsonLd: ReadonlyArray<unknown>, pageUrl: string | undefin
   }
 }
 
-/** OpenGraph's product tags (`og:type` product, `product:price:amount`, ...). */
-const fromOpenGraph = (facts: PageFacts, pageUrl: string | undefined): Product | undefined => {
+/** The page's meta tags by name or property, the first of each. */
+const metaTags = (facts: PageFacts): Map<string, string> => {
   const meta = new Map<string, string>()
   for (const fact of facts.facts) if (fact.source === "meta" && typeof fact.value === "string" && !meta.has(fact.key)) meta.set(fact.key, fact.value)
+  return meta
+}
+
+/** OpenGraph's product tags (`og:type` product, `product:price:amount`, ...). */
+const fromOpenGraph = (facts: PageFacts, pageUrl: string | undefined): Product | undefined => {
+  const meta = metaTags(facts)
   const type = meta.get("og:type") ?? ""
   const priceText = meta.get("product:price:amount") ?? meta.get("og:price:amount")
   if (!/product/i.test(type) && priceText === undefined) return undefined
@@ -123,11 +149,14 @@ const fromOpenGraph = (facts: PageFacts, pageUrl: string | undefined): Product |
   const image = meta.get("og:image")
   const brand = meta.get("product:brand")
   const description = meta.get("og:description")
+  // Meta's catalog tags name the shop's own id for the item (its SKU) `product:retailer_item_id`.
+  const sku = meta.get("product:retailer_item_id")
   return {
     title,
     url: meta.get("og:url") ?? pageUrl ?? "",
     variants: [{
       availability: stock.text === undefined ? { inStock: stock.inStock } : { inStock: stock.inStock, text: stock.text },
+      ...(sku === undefined ? {} : { id: sku, sku }),
       ...(price === undefined ? {} : { price }),
       ...(image === undefined ? {} : { images: [{ url: image }] })
     }],
@@ -148,7 +177,10 @@ export const readProductFrom = (
   pageUrl: string | undefined,
   dom?: Parameters<typeof markupItems>[0] | undefined
 ): { readonly product: Product; readonly source: ProductSource } | undefined => {
-  const structured = fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl)
+  const stated = fromSchemaOrg(dom === undefined ? facts.jsonLd : [...facts.jsonLd, ...markupItems(dom)], pageUrl)
+  // A product stated without pictures (Magento's microdata has none): the page's og:image.
+  const ogImage = stated === undefined || stated.variants.some((v) => v.images !== undefined) ? undefined : urls(metaTags(facts).get("og:image"), pageUrl)[0]
+  const structured = ogImage === undefined || stated === undefined ? stated : { ...stated, variants: stated.variants.map((v) => ({ ...v, images: [{ url: ogImage }] })) }
   if (structured !== undefined) {
     // A Product stated without its offer: the price shown by the page's heading, for a single variant.
     const variant = structured.variants.length === 1 ? structured.variants[0]! : undefined

@@ -64,10 +64,33 @@ describe("product from the page's own evidence", () => {
         availability: { inStock: true },
         title: "Stove Kettle",
         price: { amount: 1299, currency: "EUR", formatted: "€ 1.299,00" },
+        images: [{ url: "https://shop.example/k.jpg" }],
         values: { Colour: colour }
       }))
     })
     expect(found.metadata).toEqual({ productBy: "page" })
+  })
+
+  it("reads a struck-through old price as the sale's original price, screen-reader text aside", () => {
+    const found = product(`<div class="product"><img src="/apron.jpg" width="600"><img src="/icon.png" width="16"><h1>Linen Apron</h1>
+      <p class="price"><del aria-hidden="true"><span>$</span>80.00</del> <span class="screen-reader-text">Original price was: $80.00.</span><ins>$59.99</ins></p>
+      <form class="cart" action="/product/apron/" method="post"><button type="submit" name="add-to-cart" value="57">Add to cart</button></form></div>`).fields.product
+    expect(found?.variants).toEqual([{
+      availability: { inStock: true },
+      title: "Linen Apron",
+      price: { amount: 59.99, currency: "USD", formatted: "$59.99" },
+      sale: { originalPrice: { amount: 80, currency: "USD", formatted: "$ 80.00" } },
+      images: [{ url: "https://shop.example/apron.jpg" }]
+    }])
+  })
+
+  it("reads a sold-out product from its disabled button and stock text, and a sold-out option from its select", () => {
+    const soldOut = product(`<div class="pdp"><h1>Dutch Oven</h1><span>$89.00</span><p>Out of stock</p><button type="button" disabled>Sold out</button></div>`).fields.product
+    expect(soldOut?.variants.map((v) => v.availability)).toEqual([{ inStock: false, text: "Out of stock" }])
+    const options = product(`<div><h1>Beanie</h1><span>£45.00</span><form action="/cart.php" method="post">
+      <label for="attr_152">Colour: <small>Required</small></label><select name="attribute[152]" id="attr_152"><option value="">Choose</option>
+      <option value="101">Navy</option><option value="103" disabled>Rust (Sold out)</option></select><input type="submit" value="Add to Cart"></form></div>`).fields.product
+    expect(options?.variants.map((v) => [v.values, v.availability.inStock])).toEqual([[{ Colour: "Navy" }, true], [{ Colour: "Rust" }, false]])
   })
 
   it("is no product without a way to buy, on a listing with many buy buttons, or without a price", () => {
@@ -82,6 +105,20 @@ describe("product from the page's own evidence", () => {
     const found = commerceFormats([{ type: "product" }], `<html><head><script type="application/ld+json">${jsonLd}</script></head><body><div><h1>The Cream</h1><p>Scarlett 4i4 $299.99</p></div></body></html>`, url).fields.product
     expect(found?.title).toBe("The Cream with TFC8®")
     expect(found?.variants[0]?.price).toEqual({ amount: 299.99, currency: "USD", formatted: "$299.99" })
+  })
+
+  it("follows a graph's @id references (Yoast's image and brand), and takes og:image and Meta's retailer id where the data has none", () => {
+    const graph = JSON.stringify({ "@context": "https://schema.org", "@graph": [
+      { "@type": "ImageObject", "@id": "https://shop.example/p#primaryimage", url: "https://shop.example/board.jpg" },
+      { "@type": "Organization", "@id": "https://shop.example/#org", name: "Oak & Iron" },
+      { "@type": "Product", name: "Board", image: { "@id": "https://shop.example/p#primaryimage" }, brand: { "@id": "https://shop.example/#org" }, offers: { "@type": "Offer", price: "65.00", priceCurrency: "GBP" } }
+    ] })
+    const fromGraph = commerceFormats([{ type: "product" }], `<script type="application/ld+json">${graph}</script><h1>Board</h1>`, url).fields.product
+    expect([fromGraph?.brand, fromGraph?.variants[0]?.images]).toEqual(["Oak & Iron", [{ url: "https://shop.example/board.jpg" }]])
+    const microdata = commerceFormats([{ type: "product" }], `<head><meta property="og:image" content="https://shop.example/tee.jpg"></head><body itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Tee</h1></body>`, url).fields.product
+    expect(microdata?.variants[0]?.images).toEqual([{ url: "https://shop.example/tee.jpg" }])
+    const og = commerceFormats([{ type: "product" }], `<head><meta property="og:type" content="product"><meta property="og:title" content="Dripper"><meta property="product:retailer_item_id" content="KC-02"></head>`, url).fields.product
+    expect([og?.variants[0]?.sku, og?.variants[0]?.id]).toEqual(["KC-02", "KC-02"])
   })
 
   it("finds prices with the sign or code before or after", () => {

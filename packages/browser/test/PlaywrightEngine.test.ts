@@ -1,7 +1,7 @@
 /**
- * The engine against real Chromium and pages on loopback: rendering, waiting, device and place,
- * the SSRF proxy, a crash mid-request. Timeouts are generous and nothing asserts a duration:
- * the test machine is small and shared.
+ * The engine against real Chromium and pages on loopback: rendering, waiting, device and place
+ * (geolocation included), service workers blocked, the SSRF proxy, a crash mid-request. Timeouts
+ * are generous and nothing asserts a duration: the test machine is small and shared.
  */
 import { BrowserEngine, type BrowserRequest, type ScrapeError } from "@strata/core"
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
@@ -32,6 +32,30 @@ const failure = (exit: Exit.Exit<unknown, ScrapeError>): ScrapeError["reason"] =
   return error.error.reason
 }
 
+/** Tries to register a service worker (127.0.0.1 is a secure context, where one would register), and says what came of it. */
+const serviceWorkerPage = html(`<p id="sw">pending</p><script>
+(async () => {
+  let outcome
+  try {
+    const registration = await navigator.serviceWorker.register("/sw.js")
+    outcome = registration ? "registered" : "no registration"
+  } catch (error) {
+    outcome = "refused " + error.name
+  }
+  const registrations = await navigator.serviceWorker.getRegistrations()
+  const out = document.getElementById("sw")
+  out.textContent = outcome + "|" + registrations.length + "|" + String(navigator.serviceWorker.controller)
+  out.className = "done"
+})()
+</script>`)
+
+/** Reads the position the browser gives the page. */
+const geolocationPage = html(`<p id="geo">pending</p><script>
+const out = document.getElementById("geo")
+const show = (text) => { out.textContent = text; out.className = "done" }
+navigator.geolocation.getCurrentPosition((p) => show(p.coords.latitude + "," + p.coords.longitude), (e) => show("error " + e.code), { timeout: 10000 })
+</script>`)
+
 const probe = `<pre id="probe"></pre><script>
 document.getElementById("probe").textContent = JSON.stringify({
   ua: navigator.userAgent, width: window.innerWidth, touch: navigator.maxTouchPoints,
@@ -46,6 +70,9 @@ beforeAll(async () => {
     "/app.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(singlePageAppScript),
     "/api/items": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(["anchor", "rope", "lantern"])),
     "/probe": html(probe, `<meta name="viewport" content="width=device-width, initial-scale=1">`),
+    "/service-worker": serviceWorkerPage,
+    "/sw.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(`self.addEventListener("fetch", () => {})`),
+    "/geolocation": geolocationPage,
     "/headers": (q, r) => r.writeHead(200, { "content-type": "text/html" }).end(html(`<p id="h">${q.headers["accept-language"]}|${q.headers["x-test"]}|${q.headers.cookie}</p>`)),
     "/slow-forever": (request) => {
       hanging++
@@ -139,6 +166,19 @@ describe("PlaywrightEngine", () => {
     const seen = JSON.parse(/<pre id="probe">(.*?)<\/pre>/.exec(text(page.body))![1].replace(/&quot;/g, "\""))
     expect(seen.tz).toBe("Asia/Tokyo")
     expect(seen.lang).toBe("ja-JP")
+  })
+
+  it("gives the page the location's geolocation", async () => {
+    for (const [country, position] of [["JP", "35.6762,139.6503"], ["BR", "-23.5505,-46.6333"]] as const) {
+      const page = await render({ url: `${site.url}/geolocation`, location: { country }, actions: [{ type: "wait", selector: "#geo.done" }] })
+      expect(text(page.body)).toContain(`<p id="geo" class="done">${position}</p>`)
+    }
+  })
+
+  it("blocks a page's service worker registration: the script is never fetched and none is registered", async () => {
+    const page = await render({ url: `${site.url}/service-worker`, actions: [{ type: "wait", selector: "#sw.done" }] })
+    expect(text(page.body)).toContain(`<p id="sw" class="done">no registration|0|null</p>`)
+    expect(site.hits.filter((hit) => hit.startsWith("/sw.js"))).toEqual([])
   })
 
   it("sends the caller's headers, cookies and the location's Accept-Language", async () => {

@@ -33,7 +33,7 @@ import { authUnavailable, badRequest, rateLimited, routeNotFound, teamRateLimite
 import { takeTeamRate } from "./Limits.ts"
 import { auditedPaths, refusedEvent } from "./Audit.ts"
 import { parseRoute } from "./ParseRoute.ts"
-import { toResponse } from "./Reply.ts"
+import { charged, toResponse } from "./Reply.ts"
 import { isValidRequestId, RequestContext } from "./RequestContext.ts"
 import { writeRequestLog } from "./RequestLog.ts"
 import { scrapeRoute } from "./ScrapeRoute.ts"
@@ -61,7 +61,7 @@ const guard = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerRespons
     return RequestContext.useSync((context) => {
       context.logFields.failure = Cause.pretty(cause).slice(0, 4000)
       context.logFields.code = "UNKNOWN_ERROR"
-      return toResponse(unknownError(context.requestId))
+      return toResponse(charged(unknownError(context.requestId), context))
     })
   })
 

@@ -5,6 +5,8 @@
  * pipeline is exercised in EndToEnd.test.ts.
  */
 import {
+  chargeIdFor,
+  defaultTeamId,
   DocumentUnreadable,
   FetchFailed,
   InvalidRequest,
@@ -219,8 +221,9 @@ describe("error table", () => {
     expect(response.status).toBe(500)
     const text = await response.text()
     const body = JSON.parse(text)
-    expect(Object.keys(body).sort()).toEqual(["code", "error", "success"])
-    expect(body).toMatchObject({ success: false, code: "UNKNOWN_ERROR" })
+    // The request sent an x-request-id, so its error carries the charge id, as every error does.
+    expect(Object.keys(body).sort()).toEqual(["chargeId", "code", "error", "success"])
+    expect(body).toMatchObject({ success: false, code: "UNKNOWN_ERROR", chargeId: chargeIdFor(defaultTeamId, "defect-1") })
     expect(body.error).toContain("defect-1")
     expect(text).not.toContain("secret internal detail")
     expect(text).not.toContain("app.ts")

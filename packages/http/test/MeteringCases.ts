@@ -222,6 +222,32 @@ describe(`metering on ${backend}`, () => {
     expect((await slow).status).toBe(200)
   })
 
+  it("puts the request's chargeId on every error body when an x-request-id was sent: a bad body, a bad field, the queue's 408, the pipeline's 408", async () => {
+    const key = await teamWith(deployment, "charged-errors", { credits: 20, concurrency: 1 })
+    const expectCharged = (answer: { status: number; body: Record<string, any> }, status: number, code: string, requestId: string) => {
+      expect(answer.status).toBe(status)
+      expect(answer.body).toMatchObject({ success: false, code, chargeId: chargeIdFor("charged-errors", requestId) })
+    }
+    const notJson = await fetch(`${deployment.server.url}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-request-id": "bad-json-1" },
+      body: "{ not json"
+    })
+    expectCharged({ status: notJson.status, body: (await notJson.json()) as Record<string, any> }, 400, "BAD_REQUEST", "bad-json-1")
+    expectCharged(await scrape(deployment.server, key, { url: "not a url" }, { "x-request-id": "bad-url-1" }), 400, "BAD_REQUEST", "bad-url-1")
+    expectCharged(await scrape(deployment.server, key, { url: `${siteUrl}/c`, formats: ["nonsense"] }, { "x-request-id": "bad-format-1" }), 400, "BAD_REQUEST", "bad-format-1")
+    // The pipeline's own timeout: the page takes 3 s, the request allows 1 s.
+    expectCharged(await scrape(deployment.server, key, { url: `${siteUrl}/charged-slow?ms=3000`, timeout: 1000 }, { "x-request-id": "slow-page-1" }), 408, "SCRAPE_TIMEOUT", "slow-page-1")
+    // The queue's: one slot, held for 3 s; the waiter gives up at two thirds of 1.5 s.
+    const holder = scrape(deployment.server, key, { url: `${siteUrl}/charged-hold?ms=3000`, timeout: 10_000 })
+    await sleep(300)
+    expectCharged(await scrape(deployment.server, key, { url: `${siteUrl}/charged-queued`, timeout: 1500 }, { "x-request-id": "queued-1" }), 408, "SCRAPE_TIMEOUT", "queued-1")
+    expect((await holder).status).toBe(200)
+    // Without an x-request-id, an uncharged error has none (the id would be random, and nothing was charged).
+    const plain = await scrape(deployment.server, key, { url: "not a url" })
+    expect(plain.body).not.toHaveProperty("chargeId")
+  })
+
   it("replays a finished x-request-id without running or charging again", async () => {
     const key = await teamWith(deployment, "idem", { credits: 20 })
     const body = { url: `${siteUrl}/idem`, formats: ["markdown"] }
@@ -312,6 +338,37 @@ describe(`metering on ${backend}`, () => {
     expect(JSON.stringify(lines[1])).not.toContain("audited-private")
     expect(lines[2]).toMatchObject({ team: "audited", endpoint: "/v2/parse", status: 200, creditsUsed: 1 })
     expect(await balanceOf(deployment, "audited")).toBe(6)
+  })
+
+  it("leaves the URL out of the audit events of lockdown requests, a cache hit and a miss alike", async () => {
+    const file = join(tempDir("strata-audit-"), "lockdown.jsonl")
+    const key = await teamWith(deployment, "audited-lockdown", { credits: 20, auditSink: file })
+    const bytes = await withStore(deployment, (store) => store.cacheBytes)
+    expect((await scrape(deployment.server, key, { url: `${siteUrl}/audit-lockdown-kept` })).status).toBe(200)
+    // The cache row is written after the answer: wait for it.
+    for (let n = 0; n < 100 && (await withStore(deployment, (store) => store.cacheBytes)) === bytes; n++) await sleep(20)
+    const hit = await scrape(deployment.server, key, { url: `${siteUrl}/audit-lockdown-kept`, lockdown: true, maxAge: undefined })
+    expect(hit.body.data.metadata.cacheState).toBe("hit")
+    const miss = await scrape(deployment.server, key, { url: `${siteUrl}/audit-lockdown-missing`, lockdown: true, maxAge: undefined })
+    expect(miss.status).toBe(404)
+    let lines: Array<Record<string, any>> = []
+    for (let n = 0; n < 50 && lines.length < 3; n++) {
+      await sleep(50)
+      try {
+        lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      } catch {
+        lines = []
+      }
+    }
+    expect(lines.map((line) => [line.status, line.creditsUsed])).toEqual([[200, 1], [200, 5], [404, 1]])
+    // The ordinary scrape's event names its URL, so the search below can find one.
+    expect(lines[0].url).toBe(`${siteUrl}/audit-lockdown-kept`)
+    for (const event of lines.slice(1)) {
+      expect(event).toMatchObject({ team: "audited-lockdown", endpoint: "/v2/scrape" })
+      expect(event).not.toHaveProperty("url")
+      expect(JSON.stringify(event)).not.toContain("audit-lockdown")
+    }
+    expect(lines[2].code).toBe("SCRAPE_LOCKDOWN_CACHE_MISS")
   })
 
   it("charges a streamed (NDJSON) scrape when its done line comes, and answers parse's 402 with { error } only", async () => {

@@ -84,6 +84,24 @@ export const spanishIdValid = (id: string): boolean => {
   return letters[Number(body) % 23] === id.slice(-1)
 }
 
+/** Values of the codice fiscale's characters in odd positions (first, third, ...): 0-9 as A-J, then K-Z. */
+const CF_ODD = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23]
+
+/**
+ * The Italian codice fiscale's control letter (DM 23/12/1976): odd positions by CF_ODD, even
+ * positions by their own value (0-9, A-Z as 0-25), the sum mod 26 as a letter. Upper case, 16 characters.
+ */
+export const codiceFiscaleValid = (code: string): boolean => {
+  if (!/^[A-Z0-9]{15}[A-Z]$/.test(code)) return false
+  let sum = 0
+  for (let i = 0; i < 15; i++) {
+    const c = code.charCodeAt(i)
+    const value = c <= 57 ? c - 48 : c - 65
+    sum += i % 2 === 0 ? CF_ODD[value] : value
+  }
+  return code.charCodeAt(15) === 65 + (sum % 26)
+}
+
 /** The US SSN's structure: area not 000, 666 or 9xx; group not 00; serial not 0000. */
 export const ssnPlausible = (area: string, group: string, serial: string): boolean =>
   area !== "000" && area !== "666" && area[0] !== "9" && group !== "00" && serial !== "0000"

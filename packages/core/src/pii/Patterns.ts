@@ -5,7 +5,7 @@
  * and private keys, passwords after a label, and dates of birth after a label.
  */
 import { isIPv6 } from "node:net"
-import { elevenTestValid, ibanValid, luhnValid, spanishIdValid, ssnPlausible, verhoeffValid } from "./Checksums.ts"
+import { codiceFiscaleValid, elevenTestValid, ibanValid, luhnValid, spanishIdValid, ssnPlausible, verhoeffValid } from "./Checksums.ts"
 import { isCommonWord } from "./Names.ts"
 import type { PiiKind, PiiMode, PiiSpan } from "./Spans.ts"
 
@@ -140,8 +140,8 @@ const NATIONAL: ReadonlyArray<{ readonly name: string; readonly pattern: RegExp;
       return 97 - (Number(BigInt(compact.slice(0, 13)) % 97n)) === Number(compact.slice(13))
     }
   },
-  // Italy's codice fiscale: its structure (letters, year, month letter, day, place, control letter).
-  { name: "IT_CF", pattern: /(?<![A-Z0-9])[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])/g, valid: () => true }
+  // Italy's codice fiscale: its structure (letters, year, month letter, day, place) and its control letter.
+  { name: "IT_CF", pattern: /(?<![A-Z0-9])[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])/g, valid: (m) => codiceFiscaleValid(m[0]) }
 ]
 
 /** Each national identifier found, with the name of the detector that found it (the bench scores them apart). */

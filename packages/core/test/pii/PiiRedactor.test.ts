@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import { findPii, piiOptions, redactHtmlString, redactString } from "../../src/pii/PiiRedactor.ts"
-import { luhnValid, ibanValid, verhoeffValid } from "../../src/pii/Checksums.ts"
+import { codiceFiscaleValid, luhnValid, ibanValid, verhoeffValid } from "../../src/pii/Checksums.ts"
 
 const accurate = piiOptions({ mode: "accurate", replaceStyle: "tag" })
 const kinds = (text: string, options = accurate) => findPii(text, options).map((s) => `${s.kind}:${text.slice(s.start, s.end)}`)
@@ -37,6 +37,35 @@ describe("PII detectors", () => {
     expect(kinds("See arXiv:2512.16245 and the ratio 4155550.132.")).toEqual([])
     expect(kinds("The Grace Church and Jordan River are big; Will Power matters.")).toEqual([])
     expect(kinds("password: required")).toEqual([])
+    // An Italian codice fiscale with the structure but a wrong control letter (RSSMRA85T10A562S is valid).
+    expect(kinds("Codice fiscale RSSMRA85T10A562T")).toEqual([])
+    expect(kinds("Codice fiscale RSSMRA85T10A562S")).toEqual(["NATIONAL_ID:RSSMRA85T10A562S"])
+  })
+
+  it("takes phone numbers by their written shape where the plans lag", () => {
+    // The North American shape with an area code not (yet) assigned; a 00 that names no country, in national groups.
+    expect(kinds("She left (498) 480-2068 for the driver.")).toEqual(["PHONE:(498) 480-2068"])
+    expect(kinds("She left 00869 3127724 for the driver.")).toEqual(["PHONE:00869 3127724"])
+    // A ZIP code before the number, a whole number in brackets, and a bracketed country code.
+    expect(kinds("Houston, TX 77008 713.802.1707")).toEqual(["PHONE:713.802.1707"])
+    expect(kinds("Or call 1-800-MY-APPLE (1-800-692-7753).")).toEqual(["PHONE:1-800-692-7753"])
+    expect(kinds("Tel : (+1) 650 534-0325")).toEqual(["PHONE:(+1) 650 534-0325"])
+  })
+
+  it("leaves the look-alikes of phone numbers that real pages hold", () => {
+    for (const text of [
+      "Posted 03/03/2026 19:45 by a reader.",
+      "Last edited by Trilby (2024-08-06 12:54:32)",
+      "Copyright © 2019-2025, the 2025 - 2026 season, forecast (2026-2035).",
+      "Price $59.00 (1781 reviews); now €399.99 -20% off.",
+      "Scores 0.65 9.52 13.7× faster; cost=0.42..579.09 rows=153.",
+      "Auburn, Alabama 36832-4571; charity EIN 52-1263436.",
+      "Aadhaar 9086 1127 4579 did not verify; SIN 123 456 789 is not valid.",
+      "border: 2px solid rgb(140 140 140); max resolution 7680 x 4320 5120 x 3200",
+      "installations from version 10.0.17763.0; rev 2026.3.4.40455",
+      "1,702 12 12 silver badges; pages 1 2 3 4 5 6 7 ... 20; bytes 66 61 73 73 61 64 65",
+      "512 (256 x 2)-Bit; Nature 521 (7553), 436-44"
+    ]) expect(kinds(text).filter((k) => k.startsWith("PHONE"))).toEqual([])
   })
 
   it("finds names and street addresses in accurate mode, not in fast mode", () => {
@@ -85,5 +114,7 @@ describe("PII detectors", () => {
     expect(luhnValid("79927398710")).toBe(false)
     expect(ibanValid("GB82WEST12345698765432")).toBe(true)
     expect(verhoeffValid("2363")).toBe(true)
+    for (const code of ["RSSMRA85T10A562S", "MRTMTT91D08F205J", "BNZVCN32S10E573Z"]) expect(codiceFiscaleValid(code)).toBe(true)
+    expect(codiceFiscaleValid("MRTMTT91D08F205K")).toBe(false)
   })
 })

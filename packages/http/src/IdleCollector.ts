@@ -25,7 +25,9 @@ export const makeIdleCollector = (options: IdleCollectorOptions = {}): IdleColle
   const gc = options.gc ?? (globalThis as { gc?: () => void }).gc
   const rss = options.rss ?? (() => process.memoryUsage.rss())
   const idleMs = options.idleMs ?? 1000
-  const growth = (options.growthMb ?? 48) * 2 ** 20
+  // 48 MB let a 23 MB upload's ~44 MB go uncollected for good (bench/results/reliability.md,
+  // xlsx-huge-sheet settled at +80 MB in the server); a full collection here pauses 30-55 ms.
+  const growth = (options.growthMb ?? 24) * 2 ** 20
   if (gc === undefined) return { started: () => {}, ended: () => {} }
   let inFlight = 0
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -44,6 +46,9 @@ export const makeIdleCollector = (options: IdleCollectorOptions = {}): IdleColle
         if (inFlight > 0 || rss() < settled + growth) return
         gc()
         settled = rss()
+        // Freed pages go back over the next moments (external buffers, glibc's trim): the level
+        // to grow from is the lower reading, or the next burst must grow past a stale high one.
+        setTimeout(() => void (settled = Math.min(settled, rss())), idleMs).unref()
       }, idleMs)
       timer.unref()
     }

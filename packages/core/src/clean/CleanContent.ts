@@ -348,6 +348,7 @@ export interface TreeModel {
  * the same order, so scores are bit for bit the same.
  */
 interface Packed {
+  readonly trees: number
   readonly depth: number
   /** Per tree, its 2^depth - 1 splits in level order. */
   readonly feature: Int32Array
@@ -367,6 +368,7 @@ const pack = (model: TreeModel): Packed => {
   const depth = model.trees.reduce((d, t) => Math.max(d, treeDepth(t)), 0)
   const inner = (1 << depth) - 1
   const packed: Packed = {
+    trees: model.trees.length,
     depth,
     feature: new Int32Array(model.trees.length * inner),
     split: new Float64Array(model.trees.length * inner),
@@ -392,9 +394,8 @@ const pack = (model: TreeModel): Packed => {
 }
 
 const scoreWith = (packed: Packed, base: number, row: ReadonlyArray<number>): number => {
-  const { depth, feature, split, leaf } = packed
+  const { trees, depth, feature, split, leaf } = packed
   const inner = (1 << depth) - 1
-  const trees = feature.length / Math.max(1, inner)
   let score = base
   for (let t = 0, f = 0, l = 0; t < trees; t++, f += inner, l += inner + 1) {
     let at = 0

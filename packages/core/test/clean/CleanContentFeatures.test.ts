@@ -44,3 +44,14 @@ describe("CleanContent features", () => {
     }), { numRuns: 2000 })
   })
 })
+
+describe("contentScore", () => {
+  it("scores a model of single leaves and one of uneven depth as walking the trees does", () => {
+    const leaf = (value: number) => ({ feature: [-1], split: [0], left: [0], right: [0], value: [value] })
+    const uneven = { feature: [2, -1, 0, -1, -1], split: [0.5, 0, 3, 0, 0], left: [1, 0, 3, 0, 0], right: [2, 0, 4, 0, 0], value: [0, 0.25, 0, -1, 2] }
+    for (const model of [{ features: [], base: 0.1, threshold: 0.5, trees: [leaf(0.3), leaf(-0.7)] }, { features: [], base: 0, threshold: 0.5, trees: [uneven, leaf(1)] }]) {
+      for (const row of [[0, 0, 0], [5, 0, 1], [2, 0, 1], [Number.NaN, 0, Number.NaN]]) expect(contentScore(model, row)).toBe(Reference.contentScore(model, row))
+    }
+    expect(contentScore({ features: [], base: 0.1, threshold: 0.5, trees: [leaf(0.3), leaf(-0.7)] }, [])).toBe(1 / (1 + Math.exp(-(0.1 + 0.3 - 0.7))))
+  })
+})

@@ -2,9 +2,13 @@
  * A product read from the page itself when it states none in structured data: the page's main
  * heading (its first `h1`), a price with a currency written near it (in the smallest ancestor of
  * the heading that has one, within a few levels and a few thousand characters), and a way to buy
- * it: an add-to-cart form or button, or variant selects. All three are needed; a page with several
- * add-to-cart buttons is a listing, not a product's page. Signals are structural (form actions,
- * attribute names, currency signs), with the button's text as one more hint; no site rules.
+ * it: an add-to-cart form or button, variant selects, or a button saying it is sold out. All
+ * three are needed; a page with several add-to-cart buttons is a listing, not a product's page.
+ * Beside the price: a higher struck-through one is what it cost before (`sale`), and "out of
+ * stock" where no enabled buy button is makes it not in stock; a disabled option is a sold-out
+ * variant; the first image near the heading is its picture. Signals are structural (form
+ * actions, attribute names, currency signs, struck-through and disabled elements), with the
+ * button's and the page's words as one more hint; no site rules.
  */
 import { DomUtils } from "htmlparser2"
 import { amount } from "./SchemaOrg.ts"

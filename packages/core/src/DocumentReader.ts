@@ -115,10 +115,24 @@ export interface Reader {
   readonly read: (request: ReadRequest) => Effect.Effect<ReadResult, DocumentError, Scope.Scope>
 }
 
+/** How loaded a pool of reader processes is, for metrics (ReaderPool.ts). */
+export interface ReaderLoad {
+  /** Processes the pool may run. */
+  readonly size: number
+  /** Processes reading a document now. */
+  readonly busy: number
+  /** Processes started and waiting for a document. */
+  readonly idle: number
+  /** Documents waiting for a process. */
+  readonly queued: number
+}
+
 export class DocumentReaders extends Context.Service<DocumentReaders, {
   readonly supports: (format: DocumentFormat) => boolean
   /** Read in a scope that lasts as long as its pages are consumed; closing it frees the document. */
   readonly read: (request: ReadRequest) => Effect.Effect<ReadResult, DocumentError, Scope.Scope>
+  /** The pool's load now, where the readers run in a pool of processes. */
+  readonly load?: (() => ReaderLoad) | undefined
 }>()("@strata/core/DocumentReaders") {
   /** A registry over the given readers; the first one that names a format reads it. */
   static readonly make = (readers: ReadonlyArray<Reader>) => {

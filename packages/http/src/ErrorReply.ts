@@ -143,7 +143,7 @@ export const routeNotFound = (method: string, path: string): ErrorReply =>
   reply(
     404,
     "NOT_FOUND",
-    `No route for ${method} ${path}. Routes: POST /v2/scrape, POST /v2/parse, GET /v2/openapi.json, GET /v2/artifacts/{file}, GET /health.`
+    `No route for ${method} ${path}. Routes: POST /v2/scrape, POST /v2/parse, GET /v2/openapi.json, GET /v2/artifacts/{file}, GET /health, GET /ready, GET /metrics.`
   )
 
 /** Unexpected failures: the reference lets an operator find the log line; nothing else leaks. */

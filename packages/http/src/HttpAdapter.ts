@@ -32,7 +32,9 @@ import { interactRoute, isInteractPath, rememberScrapes, stopInteractRoute } fro
 import { authUnavailable, badRequest, rateLimited, routeNotFound, teamRateLimited, unauthorized, unknownError } from "./ErrorReply.ts"
 import { takeTeamRate } from "./Limits.ts"
 import { auditedPaths, refusedEvent } from "./Audit.ts"
+import { probePaths } from "./Metrics.ts"
 import { parseRoute } from "./ParseRoute.ts"
+import { metricsRoute, readyRoute } from "./Probes.ts"
 import { charged, toResponse } from "./Reply.ts"
 import { isValidRequestId, RequestContext } from "./RequestContext.ts"
 import { writeRequestLog } from "./RequestLog.ts"
@@ -41,9 +43,13 @@ import type { ServerConfig } from "./ServerConfig.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
 /** Paths served (`/v2/scrape/{scrapeId}/interact` among them), and which of them answer without a key. */
-const exactPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health"])
-const knownPaths = { has: (path: string) => exactPaths.has(path) || isInteractPath(path) }
-const publicPaths = new Set(["/health", "/v2/openapi.json"])
+const exactPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health", "/ready", "/metrics"])
+const isKnownPath = (path: string, config: ServerConfig) =>
+  (exactPaths.has(path) && (path !== "/metrics" || config.metrics !== "off")) || isInteractPath(path)
+const publicPaths = new Set(["/health", "/ready", "/v2/openapi.json"])
+/** /metrics answers without a key unless STRATA_METRICS=key (see ServerConfig.metrics). */
+const isPublicPath = (path: string, config: ServerConfig) =>
+  publicPaths.has(path) || (path === "/metrics" && (config.metrics ?? "open") === "open")
 /** `/v2/artifacts/{file}`: known, and public (the signed link is the credential; see ArtifactRoute.ts). */
 const isArtifactPath = (path: string) => path.startsWith(artifactPathPrefix)
 
@@ -72,7 +78,9 @@ export const routes = HttpRouter.addAll([
   HttpRouter.route("POST", "/v2/parse", guard(parseRoute)),
   HttpRouter.route("GET", "/v2/openapi.json", guard(openApiRoute)),
   HttpRouter.route("GET", `${artifactPathPrefix}:file`, guard(artifactRoute)),
-  HttpRouter.route("GET", "/health", healthRoute)
+  HttpRouter.route("GET", "/health", healthRoute),
+  HttpRouter.route("GET", "/ready", guard(readyRoute)),
+  HttpRouter.route("GET", "/metrics", guard(metricsRoute))
 ])
 
 const pathOf = (url: string): string => {
@@ -132,7 +140,7 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
   Effect.gen(function*() {
     const started = performance.now()
     const request = yield* HttpServerRequest.HttpServerRequest
-    const { audit, config, rateLimiter, idle } = yield* ServerSettings
+    const { audit, config, rateLimiter, idle, metrics } = yield* ServerSettings
     const keys = yield* ApiKeys
     const path = pathOf(request.url)
     const suppliedId = request.headers["x-request-id"]
@@ -146,18 +154,25 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     // In flight until the response is out; the supervisor logs the ones a crash cut short.
     const untrack = config.trackRequest({ requestId, method: request.method, path })
     // A health check is not work: counted in flight, a probe every 100 ms kept the collector from
-    // ever finding the server quiet (bench/reliability's own probe did).
-    const work = path !== "/health"
-    if (work) idle.started()
+    // ever finding the server quiet (bench/reliability's own probe did). Nor are /ready and /metrics.
+    const work = !probePaths.has(path)
+    if (work) {
+      idle.started()
+      metrics.started()
+    }
     whenResponseCloses(request, () => {
       untrack()
-      if (work) idle.ended()
+      if (work) {
+        idle.ended()
+        metrics.ended()
+      }
     })
 
     let logged = false
     const log = (status: number) => {
       if (logged) return
       logged = true
+      metrics.answered(request.method, path, status)
       writeRequestLog(config.writeLog, {
         requestId,
         method: request.method,
@@ -178,8 +193,8 @@ const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
       return HttpServerResponse.setHeader(final, "x-request-id", requestId)
     }
 
-    if (!knownPaths.has(path) && !isArtifactPath(path)) return finish(toResponse(routeNotFound(request.method, path)))
-    if (!publicPaths.has(path) && !isArtifactPath(path)) {
+    if (!isKnownPath(path, config) && !isArtifactPath(path)) return finish(toResponse(routeNotFound(request.method, path)))
+    if (!isPublicPath(path, config) && !isArtifactPath(path)) {
       const auth = yield* keys.verify(request.headers["authorization"])
       if (auth._tag === "Unavailable") return finish(toResponse(authUnavailable()))
       if (auth._tag !== "Authorized") return finish(toResponse(unauthorized(auth._tag)))

@@ -45,7 +45,20 @@ export interface ServerConfig {
   readonly idleCollector?: IdleCollectorOptions | undefined
   /** Requests of one team that may wait for its concurrency slots before more are refused (429); default 100. */
   readonly concurrencyQueueLimit?: number | undefined
+  /**
+   * Who may read `GET /metrics` (`STRATA_METRICS`): `open` (the default: no key, as /health; the
+   * server binds to loopback unless HOST says otherwise, and the text holds counts, no content),
+   * `key` (an API key, as /v2), or `off` (404).
+   */
+  readonly metrics?: MetricsAccess | undefined
+  /**
+   * Queues whose depth /metrics reports and /ready reaches, when a `JobQueue` is in the server's
+   * context (`STRATA_METRICS_QUEUES`, comma-separated; default `corpus`, `strata parse --queue`'s).
+   */
+  readonly queues?: ReadonlyArray<string> | undefined
 }
+
+export type MetricsAccess = "off" | "open" | "key"
 
 /** Sees a request's id, method and path (never its query, headers or body); returns its `done`. */
 export type RequestTracker = (request: {
@@ -87,10 +100,17 @@ const parseNumber = (name: string, value: string | undefined, fallback: number):
   return n
 }
 
+const parseMetrics = (value: string | undefined): MetricsAccess => {
+  const setting = value?.trim().toLowerCase() || "open"
+  if (setting === "off" || setting === "open" || setting === "key") return setting
+  throw new Error(`STRATA_METRICS must be off, open or key, got "${value}"`)
+}
+
 /**
  * Reads HOST, PORT, STRATA_API_KEYS (comma-separated), STRATA_DATA_DIR, STRATA_RATE_LIMIT
  * (requests per minute per key; unset or 0 = off), STRATA_PUBLIC_URL, STRATA_ARTIFACT_SECRET and
- * STRATA_ARTIFACT_MAX_MB (0 = no cap). `overrides` win over the environment.
+ * STRATA_ARTIFACT_MAX_MB (0 = no cap), STRATA_METRICS (off, open or key) and STRATA_METRICS_QUEUES.
+ * `overrides` win over the environment.
  */
 export const serverConfigFromEnv = (
   env: Record<string, string | undefined> = process.env,
@@ -107,5 +127,9 @@ export const serverConfigFromEnv = (
     artifacts: env.STRATA_ARTIFACT_MAX_MB?.trim()
       ? { maxBytes: parseNumber("STRATA_ARTIFACT_MAX_MB", env.STRATA_ARTIFACT_MAX_MB, 1024) * 1024 * 1024 }
       : {},
+    metrics: parseMetrics(env.STRATA_METRICS),
+    ...(env.STRATA_METRICS_QUEUES === undefined
+      ? {}
+      : { queues: env.STRATA_METRICS_QUEUES.split(",").map((queue) => queue.trim()).filter((queue) => queue.length > 0) }),
     ...overrides
   })

@@ -68,7 +68,7 @@ export const serveUntilSignal = async <E>(options: {
   readonly config: ServerConfig
 } & ServeHooks): Promise<void> => {
   const server = await startServer(options)
-  process.stdout.write(`Strata listening on ${server.url} (POST /v2/scrape, POST /v2/parse, GET /health)\n`)
+  process.stdout.write(`Strata listening on ${server.url} (POST /v2/scrape, POST /v2/parse, GET /health, GET /ready, GET /metrics)\n`)
   options.onListening?.(server)
   await new Promise<void>((resolve) => {
     let stopping = false

@@ -159,7 +159,7 @@ const projectionLayer = (languageModel: StrataOptions["languageModel"]): Layer.L
 /**
  * The `Pipeline` service with the given options and stages; with the browser on, its
  * `BrowserEngine` and `Interactions` (interact sessions) come in the layer's output too, and so
- * does the `LanguageModel` when one is configured.
+ * do the `DocumentReaders` and the `LanguageModel` when one is configured.
  */
 export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknown> => {
   const stages = options.stages ?? {}
@@ -180,9 +180,11 @@ export const layer = (options: StrataOptions = {}): Layer.Layer<Pipeline, unknow
   const lists = Browser.AdBlockLists.layer
   const cosmetic = Browser.cosmeticLayer.pipe(Layer.provide(lists))
   // The browser's layer stays in the output: with it come the interact sessions (`Interactions`) the
-  // HTTP server serves. So does the language model, when one is configured.
+  // HTTP server serves. So does the language model, when one is configured, and the readers (the
+  // server's /metrics reads their pool's load).
   return Pipeline.layer.pipe(
-    Layer.provide(Layer.mergeAll(fetch, readers, redaction, markdown, cosmetic)),
+    Layer.provide(Layer.mergeAll(fetch, redaction, markdown, cosmetic)),
+    Layer.provideMerge(readers),
     Layer.provideMerge(projection),
     Layer.provideMerge(browserLayer(options).pipe(Layer.provide(lists)))
   )

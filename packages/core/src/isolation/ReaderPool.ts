@@ -28,7 +28,7 @@ import { setPriority } from "node:os"
 import { fileURLToPath } from "node:url"
 import type { DocumentInfo, Page } from "../Document.ts"
 import { Busy, Corrupt, DocumentError, DocumentReaders, LimitExceeded, MissingComponent, noReaderFor, Timeout } from "../DocumentReader.ts"
-import type { DocumentFormat, ReadRequest, ReadResult } from "../DocumentReader.ts"
+import type { DocumentFormat, ReaderLoad, ReadRequest, ReadResult } from "../DocumentReader.ts"
 import { OcrEngine } from "../Ocr.ts"
 import { documentErrorOf, type FromReader, type OcrInfo, serialOcrError, type ToReader } from "./ReaderProtocol.ts"
 
@@ -254,8 +254,16 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
   const recycleMb = Math.min(RECYCLE_MB, Math.floor(memoryMb / 2))
   const trimAboveMb = Math.min(TRIM_ABOVE_MB, recycleMb)
   const size = Math.max(1, options.size)
+  /** Processes started and not yet exited, and of them those reading a document (for `load`). */
+  const live = new Set<ReaderProcess>()
+  let reading = 0
+  const started = Effect.tap(spawnReader(options.entry, memoryMb), (proc) =>
+    Effect.sync(() => {
+      live.add(proc)
+      proc.child.once("exit", () => live.delete(proc))
+    }))
   const pool = yield* Pool.makeWithTTL({
-    acquire: Effect.acquireRelease(spawnReader(options.entry, memoryMb), (proc) => Effect.sync(() => kill(proc, "shutdown"))),
+    acquire: Effect.acquireRelease(started, (proc) => Effect.sync(() => kill(proc, "shutdown"))),
     min: 0,
     max: size,
     concurrency: 1,
@@ -325,6 +333,7 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
   const runJob = (proc: ReaderProcess, request: ReadRequest, scope: Scope.Closeable) =>
     Effect.gen(function*() {
       const job = nextJob++
+      reading++
       const format = request.format
       const timeoutMs = Math.max(0, request.options.deadline - Date.now())
       const pages = yield* Queue.make<Page, DocumentError | Cause.Done>()
@@ -408,6 +417,7 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
         proc.handler = undefined
         proc.onExit = undefined
         proc.jobs++
+        reading--
         const rss = proc.dead ? undefined : residentMb(proc.pid)
         if (proc.dead || !ended || proc.killedFor !== undefined || proc.jobs >= MAX_JOBS || (rss !== undefined && rss > recycleMb)) {
           kill(proc, "shutdown")
@@ -447,7 +457,12 @@ export const make = Effect.fn("ReaderPool.make")(function*(options: ReaderPoolOp
       return { info: documentInfo, pages: stream } satisfies ReadResult
     })
 
-  return DocumentReaders.of({ supports: options.supports, read })
+  const load = (): ReaderLoad => {
+    const alive = [...live].filter((proc) => !proc.dead).length
+    return { size, busy: reading, idle: Math.max(0, alive - reading), queued: Math.max(0, inFlight - reading) }
+  }
+
+  return DocumentReaders.of({ supports: options.supports, read, load })
 })
 
 /** `make` as the `DocumentReaders` layer; the pool and its processes live as long as the layer. */

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { watchEventLoop } from "../helpers/EventLoopGap.ts"
-import { Effect, Exit, Layer, type Scope, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, type Scope, Stream } from "effect"
 import { capPage, DocumentReaders, makeBlock, MAX_DOCUMENT_CHARS, OcrEngine, ReaderPool } from "../../src/index.ts"
 import type { DocumentError, Page, ReadRequest } from "../../src/index.ts"
 
@@ -122,6 +122,27 @@ describe("ReaderPool", () => {
     const error = errorOf(exit)
     expect(error.reason._tag).toBe("Busy")
     expect(error.isRetryable).toBe(true)
+  })
+
+  it("reports its load: a process busy, a document queued behind it, then the process idle", async () => {
+    const seen = await run(Effect.gen(function*() {
+      const readers = yield* DocumentReaders
+      const load = readers.load!
+      const before = load()
+      const holding = yield* readers.read(request("slow 3"))
+      const reading = load()
+      const waiting = yield* Effect.forkChild(readAll("pages 1"))
+      while (load().queued === 0) yield* Effect.sleep(20)
+      const queued = load()
+      yield* Stream.runDrain(holding.pages)
+      expect(yield* Fiber.join(waiting)).toEqual(["page 1 of 1"])
+      while (load().busy > 0) yield* Effect.sleep(20)
+      return { before, reading, queued, after: load() }
+    }))
+    expect(seen.before).toEqual({ size: 1, busy: 0, idle: 0, queued: 0 })
+    expect(seen.reading).toEqual({ size: 1, busy: 1, idle: 0, queued: 0 })
+    expect(seen.queued).toEqual({ size: 1, busy: 1, idle: 0, queued: 1 })
+    expect(seen.after).toEqual({ size: 1, busy: 0, idle: 1, queued: 0 })
   })
 
   it("serves a reader's OCR with this process's engine", async () => {

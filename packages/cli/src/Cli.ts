@@ -20,7 +20,7 @@ export const USAGE = `Usage:
   strata parse <file>   (the same options, for a local document)
   strata parse <dir|glob|file>... --out <dir> [--concurrency N] [--force]   (the same options, for each document)
   strata parse <dir|glob|@list-file>... --out <dir> --queue [--wait]   record a corpus run and queue it for workers
-  strata worker [--slots N]   convert queued documents, N at once (default: one per core), until SIGTERM
+  strata worker [--slots N] [--health-port P]   convert queued documents, N at once (default: one per core), until SIGTERM
   strata runs show <run id> [--json] [--watch]   a corpus run's progress, throughput, ETA and failures
   strata serve          start the HTTP server (HOST, PORT, STRATA_API_KEYS, STRATA_DATA_DIR, STRATA_DATABASE_URL)
   strata keys create --team <team> | keys revoke <key id> | keys list --team <team>
@@ -40,7 +40,8 @@ Failures are listed in <out>/${FAILURES_FILE}, one JSON line each, and do not st
 Fleet (--queue, worker, runs need STRATA_DATABASE_URL): a queued run is converted by any number of
 strata worker processes that see the same input and output paths. Running the same command again
 resumes it: finished documents are skipped and failed ones are sent again. An @list-file names
-one file, directory or glob a line.
+one file, directory or glob a line. --health-port (or STRATA_WORKER_HEALTH_PORT; host
+STRATA_WORKER_HEALTH_HOST, default 127.0.0.1) serves a worker's /health, /ready and /metrics.
 
 Exit codes: 0 success (in a batch: every document converted or skipped), 1 failure (in a batch:
 at least one document failed), 2 usage error.`
@@ -102,6 +103,7 @@ const flags = {
   queue: { type: "boolean" },
   wait: { type: "boolean" },
   slots: { type: "string" },
+  "health-port": { type: "string" },
   help: { type: "boolean", short: "h" }
 } as const
 
@@ -214,7 +216,14 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
       io.err(`strata: --slots takes a whole number of at least 1\n\n${USAGE}`)
       return 2
     }
-    return workerCommand(slots, io)
+    const { healthPortOf } = await import("./WorkerProbes.ts")
+    const port = healthPortOf(parsed.values["health-port"], process.env.STRATA_WORKER_HEALTH_PORT)
+    if (typeof port === "string") {
+      io.err(`strata: ${port}\n\n${USAGE}`)
+      return 2
+    }
+    const host = process.env.STRATA_WORKER_HEALTH_HOST?.trim() || "127.0.0.1"
+    return workerCommand(slots, io, port === undefined ? undefined : { host, port })
   }
   if ((command !== "scrape" && command !== "parse") || target === undefined) {
     io.err(USAGE)

@@ -4,7 +4,8 @@
  *   its items, and enqueues one job per document not yet done, with ids derived from the run and
  *   the document, so running the same command again resumes the run: finished documents are
  *   skipped, failed ones are sent again (a new round), queued ones are left where they are.
- * - `strata worker [--slots N]` drains the queue (Worker.ts) until SIGTERM or SIGINT.
+ * - `strata worker [--slots N] [--health-port P]` drains the queue (Worker.ts) until SIGTERM or
+ *   SIGINT, with /health, /ready and /metrics on port P (WorkerProbes.ts).
  * - `strata runs show <id> [--json] [--watch]` prints a run's progress, throughput, ETA and failures.
  * Outputs go where a plain batch puts them (`<out>/<relative path>.md`, `.json` with --json); the
  * workers must see the inputs and the output folder at the same paths (one machine, or a shared
@@ -20,6 +21,7 @@ import { dirname, resolve } from "node:path"
 import type { Convert } from "./Batch.ts"
 import { findInputs } from "./Inputs.ts"
 import { CORPUS_QUEUE, corpusHandler, type CorpusJob, corpusQueueSettings } from "./Worker.ts"
+import { counted, makeWorkerState, probeListener } from "./WorkerProbes.ts"
 
 export interface FleetIo {
   readonly out: (text: string) => void
@@ -261,21 +263,40 @@ const waitForSignal = Effect.callback<void>((resume) => {
   })
 })
 
-/** `worker`: runs until SIGTERM or SIGINT, then drains; resolves to the exit code. */
-export const workerCommand = async (slots: number, io: FleetIo): Promise<number> => {
+/** Where the worker's probe listener binds (WorkerProbes.ts). */
+export interface WorkerProbes {
+  readonly host: string
+  readonly port: number
+}
+
+/**
+ * `worker`: runs until SIGTERM or SIGINT, then drains; resolves to the exit code. With `probes`,
+ * it answers /health, /ready and /metrics there until the running jobs have finished.
+ */
+export const workerCommand = async (slots: number, io: FleetIo, probes?: WorkerProbes): Promise<number> => {
   const url = databaseUrl(io, "strata worker")
   if (url === undefined) return 2
   const strata = await import("strata")
   // Readers in child processes, one per slot: each conversion runs under the isolation limits.
   const handle = strata.createStrata({ isolation: { workers: slots } })
   const convert: Convert = (bytes, fileName, options) => handle.parse({ bytes, fileName }, options)
+  const state = makeWorkerState(slots)
   const program = Effect.gen(function*() {
     const queue = yield* JobQueue
     const runs = yield* CorpusRuns
     yield* queue.define(CORPUS_QUEUE, corpusQueueSettings)
-    yield* queue.work(CORPUS_QUEUE, { slots }, corpusHandler(runs, convert, (line) => io.err(`strata worker: ${line}`)))
+    // Opened before the work starts, so it closes after the running jobs end: /ready says draining meanwhile.
+    if (probes !== undefined) {
+      yield* probeListener(queue, state, {
+        ...probes,
+        queueName: CORPUS_QUEUE,
+        announce: (url) => io.err(`strata worker: /health, /ready and /metrics on ${url}`)
+      })
+    }
+    yield* queue.work(CORPUS_QUEUE, { slots }, counted(state, corpusHandler(runs, convert, (line) => io.err(`strata worker: ${line}`))))
     io.err(`strata worker: ${slots} slots on queue "${CORPUS_QUEUE}" (pid ${process.pid}); SIGTERM or Ctrl-C finishes the running jobs and stops`)
     yield* waitForSignal
+    state.draining = true
     io.err("strata worker: stopping: finishing the running jobs")
   }).pipe(Effect.scoped, Effect.provide(fleetLayers(url)))
   try {

@@ -4,10 +4,17 @@
  * the contract's error shape on every failure, so the answer is written on the socket here: a
  * complete HTTP/1.1 response with a JSON body, then the connection is closed (the parser cannot
  * go on after such an error).
+ *
+ * Also the requests that come before the routes are attached: effect's server binds its port
+ * when its layer is built and attaches the routes once every other layer is (the store opened
+ * and migrated, the pipeline made), and Node leaves a request with no `request` listener
+ * unanswered for ever. On Postgres that window is long (the connection, the migration lock that
+ * a replica starting beside it holds): the two-process test's first /health hung 4 runs in 13.
+ * Such a request gets 503 `SERVER_STARTING` with `Retry-After: 1`.
  */
-import { createServer, maxHeaderSize, type Server } from "node:http"
+import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
-import { badRequest, headerFieldsTooLarge, requestTimedOut, type ErrorReply } from "./ErrorReply.ts"
+import { badRequest, type ErrorReply, headerFieldsTooLarge, requestTimedOut, serverStarting } from "./ErrorReply.ts"
 
 const reasonPhrases: Record<number, string> = {
   400: "Bad Request",
@@ -55,5 +62,21 @@ export const answerClientErrors = <S extends Server>(server: S, headerLimitBytes
   return server
 }
 
-/** `http.createServer` with the JSON answers to parser errors (for effect's `NodeHttpServer.layerServer`). */
-export const createJsonServer = (): Server => answerClientErrors(createServer())
+/** Installs the 503 answer to requests that come before any other `request` listener is attached; it steps aside once one is. */
+export const answerWhileStarting = <S extends Server>(server: S): S => {
+  const starting = (_request: IncomingMessage, response: ServerResponse) => {
+    const reply = serverStarting()
+    response.writeHead(reply.status, { "content-type": "application/json", "retry-after": String(reply.retryAfterSeconds) }).end(JSON.stringify(reply.body))
+  }
+  const attached = (event: string | symbol) => {
+    if (event !== "request") return
+    server.off("request", starting)
+    server.off("newListener", attached)
+  }
+  server.on("request", starting)
+  server.on("newListener", attached)
+  return server
+}
+
+/** `http.createServer` with the JSON answers to parser errors and to requests while starting (for effect's `NodeHttpServer.layerServer`). */
+export const createJsonServer = (): Server => answerWhileStarting(answerClientErrors(createServer()))

@@ -84,6 +84,12 @@ export const queueTimedOut = (waitedMs: number, timeoutMs: number): ErrorReply =
     `The request waited ${waitedMs} ms for one of your team's concurrency slots, past two thirds of its ${timeoutMs} ms timeout`
   )
 
+/** A request that came while the server was still starting (its port bound, its routes not yet attached). */
+export const serverStarting = (): ErrorReply => ({
+  ...reply(503, "SERVER_STARTING", "The server is still starting (opening its store). Retry shortly."),
+  retryAfterSeconds: 1
+})
+
 /** The store holding the concurrency queue could not be asked: nothing ran. */
 export const limitsUnavailable = (): ErrorReply => ({
   ...reply(503, "LIMITS_UNAVAILABLE", "The server cannot check your team's limits right now (its state store is unavailable). Retry shortly."),

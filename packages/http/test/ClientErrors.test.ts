@@ -3,10 +3,11 @@
  * contract's error shape: a 20 KB header (over Node's 16 KB) is a 431 with a JSON body, sent on
  * a raw socket to the real server on loopback; garbage that is not HTTP is a JSON 400.
  */
+import type { AddressInfo } from "node:net"
 import { connect } from "node:net"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { clientErrorReply, rawReply } from "../src/ClientErrors.ts"
+import { clientErrorReply, createJsonServer, rawReply } from "../src/ClientErrors.ts"
 import { pipelineDouble, startTestServer, type TestServer } from "./support.ts"
 
 /** Writes `request` on a fresh connection and reads until the server closes it. */
@@ -81,5 +82,28 @@ describe("the running server", () => {
     const { statusLine, body } = parseRaw(await rawExchange(server.port, "NOT HTTP AT ALL\r\n\r\n"))
     expect(statusLine).toBe("HTTP/1.1 400 Bad Request")
     expect(JSON.parse(body)).toMatchObject({ success: false, code: "BAD_REQUEST" })
+  })
+})
+
+describe("a request before the routes are attached", () => {
+  it("gets 503 SERVER_STARTING with Retry-After instead of no answer, and the routes answer once attached", async () => {
+    const server = createJsonServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`
+    try {
+      // Node alone leaves this request unanswered: the timeout would end it.
+      const early = await fetch(url, { signal: AbortSignal.timeout(4000) })
+      expect(early.status).toBe(503)
+      expect(early.headers.get("retry-after")).toBe("1")
+      expect(await early.json()).toEqual({ success: false, code: "SERVER_STARTING", error: "The server is still starting (opening its store). Retry shortly." })
+      server.on("request", (_request, response) => response.writeHead(200, { "content-type": "text/plain" }).end("routes"))
+      const late = await fetch(url, { signal: AbortSignal.timeout(4000) })
+      expect(late.status).toBe(200)
+      expect(await late.text()).toBe("routes")
+      expect(server.listenerCount("request")).toBe(1)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })

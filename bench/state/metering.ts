@@ -12,21 +12,23 @@
  * Every scrape has `maxAge: 0, storeInCache: false`, so the cache stays out. Figures are p50/p95
  * in ms; the differences of the p50s against `default` are what metering costs.
  *
- *   node_modules/.bin/node -C @strata/source bench/state/metering.ts [--n 200]
+ *   node_modules/.bin/node -C @strata/source bench/state/metering.ts [--n 200] [--write]
+ *
+ * `--write` stores bench/results/state-metering.md and .json.
  */
 import { Store } from "@strata/core"
 import { layerPg, layerSqlite, sqliteFileIn } from "@strata/store"
 import { Effect, type Layer, Redacted } from "effect"
-import { mkdtempSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { loadavg, tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { startPostgres } from "../../packages/store/test/support/TempPostgres.ts"
 import { apiKey, ServerProcess } from "../reliability/ServerProcess.ts"
 
-const { values: args } = parseArgs({ options: { n: { type: "string" } } })
+const { values: args } = parseArgs({ options: { n: { type: "string" }, write: { type: "boolean" } } })
 const n = Number(args.n ?? 200)
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -69,6 +71,7 @@ const quantile = (values: ReadonlyArray<number>, q: number) => [...values].sort(
 const round = (x: number) => Number(x.toFixed(2))
 
 let nonce = 0
+const results: Array<{ backend: string; load: { before: number; after: number }; rows: Array<{ kind: string; p50: number; p95: number; overP50: number }> }> = []
 for (const [name, backend] of Object.entries(backends)) {
   await backend.server.start()
   const key = await Effect.runPromise(
@@ -98,7 +101,31 @@ for (const [name, backend] of Object.entries(backends)) {
   }))
   log(`${name}: n=${n}, load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}`)
   for (const row of rows) log(`  ${row.kind.padEnd(11)} p50 ${row.p50} ms  p95 ${row.p95} ms  (p50 vs default ${row.overP50 >= 0 ? "+" : ""}${row.overP50} ms)`)
+  results.push({ backend: name, load: { before: round(loadBefore), after: round(loadavg()[0]) }, rows })
   await backend.server.stop()
 }
 site.close()
 postgres.stop()
+
+if (args.write === true) {
+  const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`
+  const table = [
+    "| backend | scrape | p50 ms | p95 ms | p50 over default |",
+    "| --- | --- | ---: | ---: | ---: |",
+    ...results.flatMap((result) => result.rows.map((row) => `| ${result.backend} | ${row.kind} | ${row.p50.toFixed(2)} | ${row.p95.toFixed(2)} | ${signed(row.overP50)} |`))
+  ].join("\n")
+  const machine = `${cpus().length} cores; load average ${results.map((r) => `${r.backend} ${r.load.before.toFixed(1)} -> ${r.load.after.toFixed(1)}`).join(", ")}`
+  const kinds = [
+    "- `default`: the default team's key (no limits: the team is read, nothing else);",
+    "- `metered`: a team with credits, a rate limit and a concurrency limit (rate check, slot taken and given back, one charge);",
+    "- `idempotent`: the same team with a fresh `x-request-id` (the claim and the stored answer too);",
+    "- `replay`: an `x-request-id` already answered (the stored answer; nothing runs)."
+  ].join("\n")
+  const out = new URL("../results/", import.meta.url)
+  mkdirSync(out, { recursive: true })
+  writeFileSync(new URL("state-metering.json", out), JSON.stringify({ n, date: new Date().toISOString(), machine, results }, null, 2) + "\n")
+  writeFileSync(
+    new URL("state-metering.md", out),
+    `# What metering adds to a scrape, through the real server (n = ${n} rounds)\n\n${table}\n\n${kinds}\n\nA small loopback page, \`maxAge: 0, storeInCache: false\`; four sequential scrapes a round, in turn. ${machine}.\n`
+  )
+}

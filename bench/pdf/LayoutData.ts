@@ -15,25 +15,39 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Effect, Stream } from "effect"
 import type { Block, Page } from "@strata/core"
-import { pdfReader } from "../../packages/pdf/src/index.ts"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../../packages/pdf/src/index.ts"
+import { capturingLayout, type PageSnapshot } from "../../models/layout/Features.ts"
 import { type Box, foldLabel, type Region } from "./LayoutMetric.ts"
 
 export interface LabelledPage {
-  readonly doc: string
   readonly page: Page
   /** Our blocks that have a box, in reading order, with their kinds folded (LayoutMetric.foldLabel). */
   readonly blocks: ReadonlyArray<{ readonly block: Block; readonly region: Region }>
   readonly truth: ReadonlyArray<Region>
+  /** The page as the Layout layer labelled it, before reading order (models/layout/Features.ts). */
+  readonly snapshot: PageSnapshot | undefined
+}
+
+export interface LabelledDocument {
+  readonly doc: string
+  readonly pages: ReadonlyArray<LabelledPage>
+  /** Every page the Layout layer labelled, in order: a model's rows are made per document. */
+  readonly snapshots: ReadonlyArray<PageSnapshot>
 }
 
 export const generatedDir = fileURLToPath(new URL("../../.tmp/layout/", import.meta.url))
 const doclingDir = fileURLToPath(new URL("../../../shared/corpus/docling/pdf/", import.meta.url))
 
-export const readPdf = (bytes: Uint8Array): Promise<ReadonlyArray<Page>> =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 120_000 } })
+/** Reads `bytes` with the heuristic stages, keeping a copy of each page the Layout layer labels. */
+export const readPdf = async (bytes: Uint8Array): Promise<{ pages: ReadonlyArray<Page>; snapshots: ReadonlyArray<PageSnapshot> }> => {
+  const captured = new Map<number, PageSnapshot>()
+  const reader = pdfReaderWith({ layout: capturingLayout(heuristicLayout(heuristicTables), captured), readingOrder: heuristicReadingOrder })
+  const pages = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const result = yield* reader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 120_000 } })
     return yield* Stream.runCollect(result.pages)
   })))
+  return { pages, snapshots: [...captured.values()].sort((a, b) => a.pageNumber - b.pageNumber) }
+}
 
 const oursOf = (page: Page) =>
   page.blocks.filter((b) => b.bbox !== null).map((block) => {
@@ -54,11 +68,12 @@ interface GeneratedJson {
   readonly pages: ReadonlyArray<{ page: number; regions: ReadonlyArray<{ label: string; box: Box }> }>
 }
 
-export async function* generatedPages(from: number, to: number, dir = generatedDir): AsyncGenerator<LabelledPage> {
+export async function* generatedDocuments(from: number, to: number, dir = generatedDir): AsyncGenerator<LabelledDocument> {
   ensureGenerated(from, to, dir)
   for (let seed = from; seed <= to; seed++) {
     const json = JSON.parse(readFileSync(`${dir}${seed}.json`, "utf8")) as GeneratedJson
-    const pages = await readPdf(new Uint8Array(readFileSync(`${dir}${seed}.pdf`)))
+    const { pages, snapshots } = await readPdf(new Uint8Array(readFileSync(`${dir}${seed}.pdf`)))
+    const labelledPages: Array<LabelledPage> = []
     for (const page of pages) {
       const labelled = json.pages[page.pageNumber - 1]
       if (labelled === undefined) continue
@@ -66,8 +81,9 @@ export async function* generatedPages(from: number, to: number, dir = generatedD
         const box: Box = [r.box[0] / json.width, r.box[1] / json.height, r.box[2] / json.width, r.box[3] / json.height]
         return { label: foldLabel(r.label, box), box }
       })
-      yield { doc: String(seed), page, blocks: oursOf(page), truth }
+      labelledPages.push({ page, blocks: oursOf(page), truth, snapshot: snapshots.find((s) => s.pageNumber === page.pageNumber) })
     }
+    yield { doc: String(seed), pages: labelledPages, snapshots }
   }
 }
 
@@ -89,10 +105,11 @@ const DOCLING: Record<string, string> = {
 
 export const doclingFiles = (): Array<string> => readdirSync(doclingDir).filter((f) => f.endsWith(".pdf")).sort()
 
-export async function* doclingPages(): AsyncGenerator<LabelledPage> {
+export async function* doclingDocuments(): AsyncGenerator<LabelledDocument> {
   for (const name of doclingFiles()) {
     const json = JSON.parse(readFileSync(`${doclingDir}${name}.json`, "utf8")) as DoclingJson
-    const pages = await readPdf(new Uint8Array(readFileSync(doclingDir + name)))
+    const { pages, snapshots } = await readPdf(new Uint8Array(readFileSync(doclingDir + name)))
+    const labelledPages: Array<LabelledPage> = []
     const items = [...json.texts, ...json.tables, ...json.pictures]
       .filter((item) => !(item.label === "text" && item.parent?.$ref.startsWith("#/pictures/")))
     for (const page of pages) {
@@ -108,7 +125,8 @@ export async function* doclingPages(): AsyncGenerator<LabelledPage> {
           truth.push({ label: foldLabel(DOCLING[item.label] ?? item.label, box), box })
         }
       }
-      yield { doc: name, page, blocks: oursOf(page), truth }
+      labelledPages.push({ page, blocks: oursOf(page), truth, snapshot: snapshots.find((s) => s.pageNumber === page.pageNumber) })
     }
+    yield { doc: name, pages: labelledPages, snapshots }
   }
 }

@@ -51,6 +51,16 @@ export interface Tally {
 
 export const tally = (): Tally => ({ labels: {}, confusion: {}, iouSum: 0, pairs: 0, regions: 0, found: 0, split: 0, merged: 0, blocks: 0, unmatched: 0, pages: 0 })
 
+/** The index of the region `box` overlaps most, by at least half of the smaller of the two; -1 if none. */
+export const matchRegion = (box: Box, truth: ReadonlyArray<Region>): number => {
+  let best = -1, bestArea = 0
+  for (let i = 0; i < truth.length; i++) {
+    const inter = intersection(box, truth[i].box)
+    if (inter > bestArea && inter >= 0.5 * Math.max(1e-9, Math.min(area(box), area(truth[i].box)))) { best = i; bestArea = inter }
+  }
+  return best
+}
+
 const row = (t: Tally, label: string) => (t.labels[label] ??= { predicted: 0, correct: 0, truth: 0, recalled: 0 })
 
 /** Adds one page: our blocks and the labelled regions, both with folded labels. */
@@ -60,14 +70,13 @@ export const scorePage = (t: Tally, ours: ReadonlyArray<Region>, truth: Readonly
   for (const block of ours) {
     t.blocks++
     row(t, block.label).predicted++
-    let best = -1, bestArea = 0
     let covers = 0
-    for (let i = 0; i < truth.length; i++) {
-      const inter = intersection(block.box, truth[i].box)
-      if (inter > 0 && inter >= 0.5 * area(truth[i].box)) covers++
-      if (inter > bestArea && inter >= 0.5 * Math.max(1e-9, Math.min(area(block.box), area(truth[i].box)))) { best = i; bestArea = inter }
+    for (const region of truth) {
+      const inter = intersection(block.box, region.box)
+      if (inter > 0 && inter >= 0.5 * area(region.box)) covers++
     }
     if (covers >= 2) t.merged++
+    const best = matchRegion(block.box, truth)
     if (best < 0) { t.unmatched++; continue }
     const region = truth[best]
     matchedBy[best].push(block)

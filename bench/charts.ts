@@ -22,30 +22,34 @@ const day = (iso: string) => iso.slice(0, 10)
 
 const htmlFigure = (r: Json): Figure => {
   const ours = r.summary.ours
-  const peer = r.summary.readability
+  // Peers in the order the run wrote them (Readability.js, then defuddle once it ran too).
+  const peers: ReadonlyArray<[string, Json]> = ([["readability", "Readability.js + turndown"], ["defuddle", "defuddle"]] as const)
+    .filter(([key]) => r.summary[key] !== undefined)
+    .map(([key, label]) => [label, r.summary[key]])
   const types = Object.keys(ours.byType)
   const c = r.conditions
+  const series = ["Strata", ...peers.map(([label]) => label)]
   return {
     title: `Web main content: WCXB dev, ${c.pages} pages`,
     subtitle: `${day(c.date)}, Node ${c.node}, best of ${c.runs} runs; shared 2-core machine, load ${c.loadAverage.join(" ")}`,
     panels: [
       {
         title: "Word F1 against the reference main content (higher is better)",
-        series: ["Strata", "Readability.js + turndown"],
+        series,
         max: 1,
         format: score,
         groups: [
-          { label: `overall (${ours.overall.n})`, values: [ours.overall.f1, peer.overall.f1] },
-          ...types.map((t): Group => ({ label: `${t} (${ours.byType[t].n})`, values: [ours.byType[t].f1, peer.byType[t]?.f1 ?? null] }))
+          { label: `overall (${ours.overall.n})`, values: [ours.overall.f1, ...peers.map(([, p]) => p.overall.f1)] },
+          ...types.map((t): Group => ({ label: `${t} (${ours.byType[t].n})`, values: [ours.byType[t].f1, ...peers.map(([, p]) => p.byType[t]?.f1 ?? null)] }))
         ]
       },
       {
         title: "Milliseconds per page: parse, clean, main content, markdown (lower is better)",
-        series: ["Strata", "Readability.js + turndown"],
+        series,
         format: ms,
         groups: [
-          { label: "p50", values: [ours.ms.p50, peer.ms.p50] },
-          { label: "p95", values: [ours.ms.p95, peer.ms.p95] }
+          { label: "p50", values: [ours.ms.p50, ...peers.map(([, p]) => p.ms.p50)] },
+          { label: "p95", values: [ours.ms.p95, ...peers.map(([, p]) => p.ms.p95)] }
         ]
       }
     ]
@@ -184,7 +188,7 @@ export const withChartLink = (markdown: string, svg: string, alt: string): strin
 }
 
 const charts: ReadonlyArray<[string, (r: Json) => Figure, string]> = [
-  ["html", htmlFigure, "HTML benchmark: F1 and ms per page, Strata vs Readability.js"],
+  ["html", htmlFigure, "HTML benchmark: F1 and ms per page, Strata vs Readability.js and defuddle"],
   ["pdf", pdfFigure, "PDF benchmark: text, table and heading scores and pages/s, Strata vs peers"],
   ["ocr", ocrFigure, "OCR benchmark: character error rate and seconds per page by engine"],
   ["parse", parseFigure, "Parse benchmark: similarity to Docling and ms per document by format"]

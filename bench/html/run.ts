@@ -1,11 +1,12 @@
 /**
  * HTML main-content benchmark over WCXB dev (../shared/corpus/wcxb-dev): our pipeline
  * (`processHtml` with onlyMainContent and markdown, or the extractor + plain text until the
- * pipeline exists) side by side with Readability.js on linkedom + turndown. Word F1 /
+ * pipeline exists) side by side with Readability.js on linkedom + turndown and defuddle on
+ * linkedom (its own markdown). Word F1 /
  * precision / recall per page type and per id-parity half, `with`/`without` snippet rates,
  * empty and near-empty outputs on pages whose reference has text, and ms per page.
  *
- *   node_modules/.bin/node bench/html/run.ts [--limit N] [--type T] [--runs N] [--no-readability]
+ *   node_modules/.bin/node bench/html/run.ts [--limit N] [--type T] [--runs N] [--no-readability] [--no-defuddle]
  *                                            [--extractor] [--dump ID] [--worst N] [--write]
  *                                            [--half even|odd] [--out FILE]
  *
@@ -18,6 +19,7 @@ import { gunzipSync } from "node:zlib"
 import { createRequire } from "node:module"
 import { performance } from "node:perf_hooks"
 import { Readability } from "@mozilla/readability"
+import { Defuddle } from "defuddle/node"
 import { parseHTML } from "linkedom"
 import { decodeBody } from "../../packages/core/src/fetch/Charset.ts"
 import { markdownToPlain, snippetRate, tokenize, wordF1 } from "./Score.ts"
@@ -60,7 +62,7 @@ const decode = (bytes: Uint8Array): string => decodeBody(bytes, undefined).text
 
 // ---- engines ----------------------------------------------------------------------------
 
-type Engine = (html: string, url: string) => string
+type Engine = (html: string, url: string) => string | Promise<string>
 
 const require = createRequire(import.meta.url)
 const TurndownService = require("turndown") as new (options?: object) => { turndown(html: string): string }
@@ -70,6 +72,23 @@ const readabilityEngine: Engine = (html) => {
   const { document } = parseHTML(html)
   const article = new Readability(document as unknown as Document).parse()
   return article?.content ? turndown.turndown(article.content) : ""
+}
+
+/**
+ * defuddle 0.19 on linkedom, its own markdown (as its CLI writes it). The document gets the two
+ * polyfills defuddle's own linkedom path applies (utils/linkedom-compat: styleSheets,
+ * getComputedStyle) and the page's URL.
+ */
+const defuddleEngine: Engine = async (html, url) => {
+  const { document } = parseHTML(html)
+  const doc = document as unknown as { styleSheets?: unknown; defaultView?: { getComputedStyle?: unknown }; URL: string }
+  if (!doc.styleSheets) doc.styleSheets = []
+  if (doc.defaultView && !doc.defaultView.getComputedStyle) doc.defaultView.getComputedStyle = () => ({ display: "" })
+  if (url !== "") doc.URL = url
+  // useAsync: false: its site extractors would otherwise fetch third-party APIs (a reddit page
+  // asked www.reddit.com) when the HTML alone gives them too little. The bench stays offline.
+  const result = await Defuddle(document as unknown as Document, url, { markdown: true, useAsync: false })
+  return result.content ?? ""
 }
 
 const pipelinePath = new URL("../../packages/core/src/html/HtmlPipeline.ts", import.meta.url)
@@ -106,6 +125,7 @@ const loadOurs = async (): Promise<{ engine: Engine; kind: string }> => {
 const main = async () => {
   const ours = await loadOurs()
   const withReadability = !flag("--no-readability")
+  const withDefuddle = !flag("--no-defuddle")
   const runs = Number(option("--runs") ?? "1")
   const limit = option("--limit") !== undefined ? Number(option("--limit")) : Infinity
   const type = option("--type")
@@ -130,6 +150,7 @@ const main = async () => {
   const pageWords = new Map(pages.map((page) => [page.id, visibleWords(page.html, page.truth.url)]))
   const engines: Array<[string, Engine]> = [["ours", ours.engine]]
   if (withReadability) engines.push(["readability", readabilityEngine])
+  if (withDefuddle) engines.push(["defuddle", defuddleEngine])
   const out: Record<string, Array<PageResult>> = {}
   for (const [name, engine] of engines) {
     const perPage: Array<PageResult> = []
@@ -139,7 +160,7 @@ const main = async () => {
       for (let r = 0; r < runs; r++) {
         const t0 = performance.now()
         try {
-          markdown = engine(page.html, page.truth.url)
+          markdown = await engine(page.html, page.truth.url)
         } catch (error) {
           markdown = ""
           if (r === 0) console.error(`${name} ${page.id}: ${String(error)}`)
@@ -183,7 +204,8 @@ const main = async () => {
     node: process.version,
     loadAverage: (await import("node:os")).loadavg().map((x) => Number(x.toFixed(2))),
     ours: ours.kind,
-    readability: "@mozilla/readability 0.6 on linkedom 0.18 + turndown 7 (atx, fenced)"
+    readability: "@mozilla/readability 0.6 on linkedom 0.18 + turndown 7 (atx, fenced)",
+    defuddle: "defuddle 0.19.4 (defuddle/node) on linkedom 0.18 with its linkedom polyfills, markdown: true, useAsync: false"
   }
   console.log(JSON.stringify(conditions))
   console.log(renderMarkdown(summary, conditions))

@@ -118,7 +118,7 @@ export const queuedParse = async (config: QueuedRunConfig, io: FleetIo): Promise
           resent++
         }
       }
-      jobs.push({ key: jobKey(spec.id, pending.path, round), data: { runId: spec.id, path: pending.path, source }, priority: Priority.corpus })
+      jobs.push({ key: jobKey(spec.id, pending.path, round), data: { runId: spec.id, path: pending.path, source, round }, priority: Priority.corpus })
     }
     const { created } = yield* queue.enqueue(CORPUS_QUEUE, jobs)
     io.err(

@@ -8,7 +8,7 @@
 import { JobQueue, MemoryJobQueue } from "@strata/core"
 import { CorpusRuns, runsLayer, type RunSpec } from "@strata/fleet"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -92,5 +92,43 @@ describe("corpusHandler", () => {
     expect(aborted).toBe(2)
     // The conversion itself is given the attempt's time (at least 1 s): the reader is killed at it.
     expect(timeouts.every((t) => typeof t === "number" && t >= 1000 && t <= 10_000)).toBe(true)
+  })
+
+  it("a retry or a later round removes the temp files a killed attempt left beside its output; a first attempt lists nothing", async () => {
+    const { root, spec } = await setup({ "retried.csv": "name\nr\n", "again.csv": "name\na\n", "first.csv": "name\nf\n" })
+    await mkdir(spec.outDir, { recursive: true })
+    // What a worker killed between writeAtomic's write and its rename leaves.
+    const leftover = (path: string) => join(spec.outDir, `${path}.md.0b6c1f9e-3d2a-4c8e-9f1a-2b7d5e4c3a10.tmp`)
+    for (const path of ["retried.csv", "again.csv", "first.csv"]) await writeFile(leftover(path), "half a resu")
+    const attempts = new Map<string, number>()
+    const convert: Convert = async (bytes, name) => {
+      attempts.set(name, (attempts.get(name) ?? 0) + 1)
+      if (name === "retried.csv" && attempts.get(name) === 1) throw new Error("the first attempt fails")
+      return { markdown: new TextDecoder().decode(bytes).trim() }
+    }
+    const progress = await Effect.runPromise(Effect.gen(function*() {
+      const queue = yield* JobQueue
+      const runs = yield* CorpusRuns
+      const names = ["retried.csv", "again.csv", "first.csv"]
+      yield* runs.record(spec, names)
+      yield* queue.define("corpus", { deadlineMs: 10_000, retries: 1, backoffMs: 10 })
+      yield* queue.work("corpus", { slots: 1 }, corpusHandler(runs, convert, () => {}))
+      yield* queue.enqueue("corpus", names.map((path) => ({
+        key: path,
+        data: { runId: spec.id, path, source: join(root, "in", path), round: path === "again.csv" ? 1 : 0 }
+      })))
+      while (true) {
+        const p = Option.getOrThrow(yield* runs.progress(spec.id))
+        if (p.done + p.failed === p.total) return p
+        yield* Effect.sleep("20 millis")
+      }
+    }).pipe(Effect.scoped, Effect.provide(services())))
+    expect(progress).toMatchObject({ total: 3, done: 3, failed: 0 })
+    const exists = (path: string) => stat(path).then(() => true, () => false)
+    expect(await exists(leftover("retried.csv"))).toBe(false)
+    expect(await exists(leftover("again.csv"))).toBe(false)
+    // Not this handler's to clear: a first attempt of a first round does not list its folder.
+    expect(await exists(leftover("first.csv"))).toBe(true)
+    expect(await readFile(join(spec.outDir, "retried.csv.md"), "utf8")).toBe("name\nr")
   })
 })

@@ -12,14 +12,15 @@
  * file system).
  */
 import { canonicalJson, JobQueue, jobIdFor, Priority } from "@strata/core"
-import { CorpusRuns, layer as pgBossLayer, type RunProgress, runsLayer, type RunSpec } from "@strata/fleet"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { CorpusRuns, layer as pgBossLayer, ParseJob, ParseJobs, parseJobsLayer, type RunProgress, runsLayer, type RunSpec } from "@strata/fleet"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { availableParallelism } from "node:os"
 import { dirname, resolve } from "node:path"
 import type { Convert } from "./Batch.ts"
 import { findInputs } from "./Inputs.ts"
+import { type ConvertUpload, parseJobHandler } from "./ParseWorker.ts"
 import { CORPUS_QUEUE, corpusHandler, type CorpusJob, corpusQueueSettings } from "./Worker.ts"
 import { counted, makeWorkerState, probeListener } from "./WorkerProbes.ts"
 
@@ -39,6 +40,11 @@ const databaseUrl = (io: FleetIo, what: string): Redacted.Redacted | undefined =
 
 const fleetLayers = (url: Redacted.Redacted) =>
   Layer.mergeAll(pgBossLayer({ url, onError: (error) => console.error(`strata: job queue: ${error.message}`) }), runsLayer({ url }))
+
+/** A worker's: the queue, the runs, and the table replicas' parses wait in. */
+const workerLayers = (url: Redacted.Redacted) => Layer.merge(fleetLayers(url), parseJobsLayer({ url, maxConnections: 2 }))
+
+const isParseJob = Schema.is(ParseJob)
 
 const errorText = (error: unknown): string => {
   const e = error as { reason?: { _tag?: string; message?: string }; message?: string }
@@ -280,10 +286,14 @@ export const workerCommand = async (slots: number, io: FleetIo, probes?: WorkerP
   // Readers in child processes, one per slot: each conversion runs under the isolation limits.
   const handle = strata.createStrata({ isolation: { workers: slots } })
   const convert: Convert = (bytes, fileName, options) => handle.parse({ bytes, fileName }, options)
+  const convertUpload: ConvertUpload = (input, options, signal) => handle.parse(input, { ...options, signal })
   const state = makeWorkerState(slots)
   const program = Effect.gen(function*() {
     const queue = yield* JobQueue
     const runs = yield* CorpusRuns
+    const say = (line: string) => io.err(`strata worker: ${line}`)
+    const corpus = corpusHandler(runs, convert, say)
+    const parses = parseJobHandler(yield* ParseJobs, convertUpload, say)
     yield* queue.define(CORPUS_QUEUE, corpusQueueSettings)
     // Opened before the work starts, so it closes after the running jobs end: /ready says draining meanwhile.
     if (probes !== undefined) {
@@ -293,12 +303,13 @@ export const workerCommand = async (slots: number, io: FleetIo, probes?: WorkerP
         announce: (url) => io.err(`strata worker: /health, /ready and /metrics on ${url}`)
       })
     }
-    yield* queue.work(CORPUS_QUEUE, { slots }, counted(state, corpusHandler(runs, convert, (line) => io.err(`strata worker: ${line}`))))
+    // One queue: a replica's parse (Priority.api) is taken before corpus jobs.
+    yield* queue.work(CORPUS_QUEUE, { slots }, counted(state, (job) => isParseJob(job.data) ? parses(job, job.data.parseJob) : corpus(job)))
     io.err(`strata worker: ${slots} slots on queue "${CORPUS_QUEUE}" (pid ${process.pid}); SIGTERM or Ctrl-C finishes the running jobs and stops`)
     yield* waitForSignal
     state.draining = true
     io.err("strata worker: stopping: finishing the running jobs")
-  }).pipe(Effect.scoped, Effect.provide(fleetLayers(url)))
+  }).pipe(Effect.scoped, Effect.provide(workerLayers(url)))
   try {
     await Effect.runPromise(program)
     return 0

@@ -10,7 +10,7 @@
  * new, and a document that appears twice in a corpus is converted once and copied.
  * SIGTERM or SIGINT stops taking jobs and lets the running ones finish (a graceful drain).
  */
-import { type CorpusRuns, type RunSpec } from "@strata/fleet"
+import { type CorpusRuns, FLEET_QUEUE, fleetQueueSettings, type RunSpec } from "@strata/fleet"
 import { canonicalJson, type Job, type QueueSettings } from "@strata/core"
 import { type Cause, Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
@@ -19,11 +19,11 @@ import { basename, dirname, join } from "node:path"
 import { type Convert, failureRecord, writeAtomic } from "./Batch.ts"
 import { render } from "./Render.ts"
 
-/** The queue corpus runs go through. */
-export const CORPUS_QUEUE = "corpus"
+/** The queue corpus runs go through (the fleet's one queue: replicas' parses go first on it). */
+export const CORPUS_QUEUE = FLEET_QUEUE
 
 /** Corpus attempts: 2 minutes each, 3 in all, 1-2 s then 2-4 s between them (pg-boss backoff with jitter). */
-export const corpusQueueSettings: QueueSettings = { deadlineMs: 120_000, retries: 2, backoffMs: 1_000 }
+export const corpusQueueSettings: QueueSettings = fleetQueueSettings
 
 /**
  * What a corpus job carries: its run, its path in the run, where to read it, and its round (how

@@ -66,6 +66,7 @@ export {
   type WorkOptions
 } from "./queue/JobQueue.ts"
 export * as MemoryJobQueue from "./queue/MemoryJobQueue.ts"
+export { QueuedParse } from "./queue/QueuedParse.ts"
 export * as PrometheusText from "./metrics/PrometheusText.ts"
 export {
   type Artifact,

@@ -16,3 +16,14 @@ export {
   type RunSpec,
   RunsUnavailable
 } from "./CorpusRuns.ts"
+export { type ParseAnswer, type ParseInput, ParseJob, ParseJobs, parseJobsLayer } from "./ParseJobs.ts"
+export {
+  defaultQueueAbovePages,
+  FLEET_QUEUE,
+  fleetQueueSettings,
+  makeQueuedParse,
+  parseJobKey,
+  queuedParseLayer,
+  replicaLayer,
+  type ReplicaOptions
+} from "./Replica.ts"

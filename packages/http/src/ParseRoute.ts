@@ -4,9 +4,14 @@
  * is cut off by the parser as soon as the file crosses 50 MB. `metadata.sourceURL` is the
  * uploaded file's name (the pipeline sets it from `fileName`). The parse runs under the team's
  * limits and billing (Metering.ts).
+ *
+ * On a replica of a fleet (a `QueuedParse` in the context: STRATA_DATABASE_URL set), a document
+ * over STRATA_QUEUE_ABOVE_PAGES pages is read by a `strata worker` instead of this process; the
+ * answer, the charge and the timeout are the same as inline. NDJSON streams are read inline (a
+ * worker's answer comes whole, and a stream's point is its pages as they come).
  */
-import { Pipeline, validateParseOptions } from "@strata/core"
-import { Effect } from "effect"
+import { type ParseOptions, Pipeline, QueuedParse, type UploadedFile, validateParseOptions } from "@strata/core"
+import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { createHash } from "node:crypto"
 import { badRequest, payloadTooLarge, scrapeErrorReply } from "./ErrorReply.ts"
@@ -24,6 +29,12 @@ export const parseRoute = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { config } = yield* ServerSettings
   const pipeline = yield* Pipeline
+  const queued = yield* Effect.serviceOption(QueuedParse)
+  const parseOnce = (file: UploadedFile, options: ParseOptions) =>
+    Option.match(queued, {
+      onNone: () => pipeline.parse(file, options),
+      onSome: (queued) => Effect.flatMap(queued.takes(file), (taken) => taken ? queued.parse(file, options) : pipeline.parse(file, options))
+    })
 
   const contentType = (request.headers["content-type"] ?? "").toLowerCase()
   if (!contentType.startsWith("multipart/form-data")) {
@@ -68,7 +79,7 @@ export const parseRoute = Effect.gen(function*() {
       const request = { route: "parse" as const, params, options: parse }
       return streaming
         ? meteredStream(request, (timeout) => pipeline.parseStream(uploaded, { ...parse, timeout }))
-        : metered(request, (timeout) => pipeline.parse(uploaded, { ...parse, timeout }))
+        : metered(request, (timeout) => parseOnce(uploaded, { ...parse, timeout }))
     }),
     Effect.catchTag("ScrapeError", (error) => respondError(scrapeErrorReply(error, "parse")))
   )

@@ -56,6 +56,12 @@ export interface ServerConfig {
    * context (`STRATA_METRICS_QUEUES`, comma-separated; default `corpus`, `strata parse --queue`'s).
    */
   readonly queues?: ReadonlyArray<string> | undefined
+  /**
+   * On a replica of a fleet (STRATA_DATABASE_URL set), uploads to /v2/parse with more pages than
+   * this go to the fleet's queue for a `strata worker` to read (`STRATA_QUEUE_ABOVE_PAGES`; default
+   * 50; `off` reads every document here). Only a PDF's page count is known before reading.
+   */
+  readonly queueAbovePages?: number | "off" | undefined
 }
 
 export type MetricsAccess = "off" | "open" | "key"
@@ -109,7 +115,8 @@ const parseMetrics = (value: string | undefined): MetricsAccess => {
 /**
  * Reads HOST, PORT, STRATA_API_KEYS (comma-separated), STRATA_DATA_DIR, STRATA_RATE_LIMIT
  * (requests per minute per key; unset or 0 = off), STRATA_PUBLIC_URL, STRATA_ARTIFACT_SECRET and
- * STRATA_ARTIFACT_MAX_MB (0 = no cap), STRATA_METRICS (off, open or key) and STRATA_METRICS_QUEUES.
+ * STRATA_ARTIFACT_MAX_MB (0 = no cap), STRATA_METRICS (off, open or key), STRATA_METRICS_QUEUES and
+ * STRATA_QUEUE_ABOVE_PAGES (a number of pages, or off).
  * `overrides` win over the environment.
  */
 export const serverConfigFromEnv = (
@@ -128,6 +135,13 @@ export const serverConfigFromEnv = (
       ? { maxBytes: parseNumber("STRATA_ARTIFACT_MAX_MB", env.STRATA_ARTIFACT_MAX_MB, 1024) * 1024 * 1024 }
       : {},
     metrics: parseMetrics(env.STRATA_METRICS),
+    ...(env.STRATA_QUEUE_ABOVE_PAGES?.trim()
+      ? {
+        queueAbovePages: env.STRATA_QUEUE_ABOVE_PAGES.trim().toLowerCase() === "off"
+          ? "off" as const
+          : parseNumber("STRATA_QUEUE_ABOVE_PAGES", env.STRATA_QUEUE_ABOVE_PAGES, 0)
+      }
+      : {}),
     ...(env.STRATA_METRICS_QUEUES === undefined
       ? {}
       : { queues: env.STRATA_METRICS_QUEUES.split(",").map((queue) => queue.trim()).filter((queue) => queue.length > 0) }),

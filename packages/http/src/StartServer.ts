@@ -4,7 +4,7 @@
  * environment, runs until SIGINT/SIGTERM, then stops accepting and lets requests in flight end).
  */
 import type { ArtifactStore, Pipeline, Store } from "@strata/core"
-import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { type CatalogProviders, layerWithPipeline } from "./HttpAdapter.ts"
 import { makeServerConfig, type ServerConfig, serverConfigFromEnv } from "./ServerConfig.ts"
@@ -89,9 +89,23 @@ export const serveUntilSignal = async <E>(options: {
 /**
  * `npm start` and `strata serve`: the full pipeline, configured from HOST, PORT,
  * STRATA_API_KEYS, STRATA_DATA_DIR, STRATA_RATE_LIMIT, STRATA_PUBLIC_URL, STRATA_ARTIFACT_SECRET
- * and STRATA_ARTIFACT_MAX_MB. Resolves once a signal stopped it.
+ * and STRATA_ARTIFACT_MAX_MB. With STRATA_DATABASE_URL it is a replica of a fleet: the pg-boss
+ * queue is in its context (/ready, /metrics) and documents over STRATA_QUEUE_ABOVE_PAGES pages are
+ * parsed by `strata worker` processes (@strata/fleet's Replica.ts). Resolves once a signal stopped it.
  */
 export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}, hooks: ServeHooks = {}): Promise<void> => {
   const { Strata } = await import("strata")
-  await serveUntilSignal({ pipeline: Strata.StrataLive, config: serverConfigFromEnv(process.env, overrides), ...hooks })
+  const config = serverConfigFromEnv(process.env, overrides)
+  const database = process.env.STRATA_DATABASE_URL?.trim()
+  if (!database) return serveUntilSignal({ pipeline: Strata.StrataLive, config, ...hooks })
+  // A replica of a fleet: the fleet's queue beside the pipeline (loaded only here: pg-boss is not
+  // needed on SQLite), long documents handed to its workers.
+  const fleet = await import("@strata/fleet")
+  const pagesAbove = config.queueAbovePages ?? fleet.defaultQueueAbovePages
+  const replica = fleet.replicaLayer({
+    url: Redacted.make(database),
+    pagesAbove: pagesAbove === "off" ? Infinity : pagesAbove,
+    countPages: (bytes) => Strata.pdfPageCount(bytes)
+  })
+  await serveUntilSignal({ pipeline: Layer.merge(Strata.StrataLive, replica), config, ...hooks })
 }

@@ -16,6 +16,7 @@ export {
   HeuristicTables
 } from "./HeuristicLayout.ts"
 export { openPdf, closePdf } from "./PdfLoader.ts"
+export { looksLikePdf, pdfPageCount } from "./PageCount.ts"
 export { readPage, type PageContent } from "./PageContent.ts"
 export { readPageContent } from "./PageSource.ts"
 export { type PagePool, PageWorkers, pdfWorkersConfig } from "./PagePool.ts"

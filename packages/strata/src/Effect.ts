@@ -8,4 +8,6 @@
 export { layer, ReaderResources, ReadersLive, StrataLive } from "./Live.ts"
 export { lazyOcrLayer } from "./LazyOcr.ts"
 export { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
+/** A PDF's page count from its trailer and page tree, without reading a page (what a replica queues on). */
+export { pdfPageCount } from "@strata/pdf"
 export { validateParseOptions, validateScrapeRequest } from "@strata/core"

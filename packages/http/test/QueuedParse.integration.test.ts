@@ -1,0 +1,194 @@
+/**
+ * A replica hands long documents to the fleet (issue 19, replicas): one real server process
+ * (`bin.ts`, STRATA_DATABASE_URL on a throwaway Postgres, STRATA_QUEUE_ABOVE_PAGES=5) and one real
+ * `strata worker` process. A 12-page PDF posted to the replica is read by the worker (its /metrics
+ * counts the job, its log names the file) and answered with the markdown an inline parse gives;
+ * a 2-page PDF is read by the replica itself (the worker's count does not move); the team is
+ * charged once per request, what the answers say; a request whose timeout runs out while it waits
+ * (the worker stopped with SIGSTOP) is the contract's 408, uncharged, and the worker, woken,
+ * discards its job without reading it.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
+import { Store } from "@strata/core"
+import { layerPg } from "@strata/store"
+import { Effect, ManagedRuntime, Redacted } from "effect"
+import { createStrata } from "strata"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { pdfDocument, type PdfObject } from "../../../bench/reliability/PdfBytes.ts"
+import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
+import { parseExposition } from "./PrometheusParse.ts"
+import { tempDir } from "./support.ts"
+
+const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
+const serverBin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+const cliBin = fileURLToPath(new URL("../../cli/src/bin.ts", import.meta.url))
+const CREDITS = 1000
+
+/** A text PDF of `pages` pages, each with its own numbered lines. */
+const textPdf = (pages: number): Buffer => {
+  const objects: Array<PdfObject> = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
+  const kids: Array<string> = []
+  for (let p = 1; p <= pages; p++) {
+    const ref = objects.length + 1
+    kids.push(`${ref} 0 R`)
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${ref + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`)
+    let text = "BT /F1 11 Tf 14 TL 72 740 Td\n"
+    for (let line = 1; line <= 12; line++) text += `(Page ${p} line ${line}: the tide comes in over the quay and goes out again.) Tj T*\n`
+    objects.push({ dict: "<< >>", stream: Buffer.from(`${text}ET\n`, "latin1") })
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(" ")}] /Count ${pages} >>`
+  return pdfDocument(objects)
+}
+
+let postgres: TempPostgres | undefined
+let database = ""
+let store: ManagedRuntime.ManagedRuntime<Store, unknown> | undefined
+const children: Array<{ child: ChildProcess; output: () => string }> = []
+let replica = ""
+let workerOutput: () => string = () => ""
+let workerProcess: ChildProcess | undefined
+let workerProbes = ""
+let key = ""
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env
+  const child = spawn(node, ["--conditions=@strata/source", ...args], {
+    env: { ...base, STRATA_BROWSER: "off", STRATA_DATABASE_URL: database, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  children.push({ child, output: () => output })
+  return { child, output: () => output }
+}
+
+const waitFor = async <A>(read: () => Promise<A | undefined> | A | undefined, what: string, timeoutMs: number, output: () => string): Promise<A> => {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+const startReplica = async (): Promise<string> => {
+  const port = await freePort()
+  const { output } = spawnNode([serverBin], {
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    STRATA_SUPERVISE: "0",
+    STRATA_DATA_DIR: tempDir("strata-queued-replica-"),
+    STRATA_QUEUE_ABOVE_PAGES: "5"
+  })
+  const url = `http://127.0.0.1:${port}`
+  // A 503 while it opens the store (ClientErrors.ts); each try bounded, so a lost request cannot hang the test.
+  await waitFor(() => fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) }).then((r) => (r.ok ? true : undefined), () => undefined), "the replica", 60_000, output)
+  return url
+}
+
+const startWorker = async (): Promise<string> => {
+  const { child, output } = spawnNode([cliBin, "worker", "--slots", "1", "--health-port", "0"], {})
+  workerOutput = output
+  workerProcess = child
+  return waitFor(() => /\/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1], "the worker's probes", 60_000, output)
+}
+
+const workerDone = async () =>
+  parseExposition(await (await fetch(`${workerProbes}/metrics`)).text()).value("strata_worker_jobs_total", { outcome: "done" }) ?? 0
+
+const useStore = <A, E>(body: (store: Store["Service"]) => Effect.Effect<A, E>) => store!.runPromise(Effect.flatMap(Store, body))
+
+const parse = async (bytes: Uint8Array, fileName: string, options?: Record<string, unknown>) => {
+  const form = new FormData()
+  form.append("file", new Blob([bytes], { type: "application/pdf" }), fileName)
+  if (options !== undefined) form.append("options", JSON.stringify(options))
+  const response = await fetch(`${replica}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
+  return { status: response.status, body: (await response.json()) as Record<string, any> }
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres()
+  database = postgres.createDatabase(`queued_parse_${process.pid}`)
+  // Migrated here, once, before the replica opens the database.
+  store = ManagedRuntime.make(layerPg({ url: Redacted.make(database), cacheMaxBytes: 16 * 1024 * 1024, maxConnections: 2 }))
+  key = await useStore((store) => Effect.andThen(store.setTeam("quay", { credits: CREDITS }), store.createKey("quay"))).then((created) => created.key)
+  ;[replica, workerProbes] = await Promise.all([startReplica(), startWorker()])
+}, 120_000)
+
+afterAll(async () => {
+  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  await store?.dispose()
+  postgres?.stop()
+})
+
+describe("a replica on the fleet's Postgres", () => {
+  it("sends a long PDF to the worker and reads a short one itself, answering both as inline", async () => {
+    const long = textPdf(12)
+    const short = textPdf(2)
+    // The inline answers: the same pipeline in this process.
+    const inline = createStrata()
+    const [inlineLong, inlineShort] = await Promise.all([
+      inline.parse({ bytes: long, fileName: "long.pdf" }),
+      inline.parse({ bytes: short, fileName: "short.pdf" })
+    ]).finally(() => inline.close())
+    expect(inlineLong.markdown).toContain("Page 12 line 12")
+
+    expect(await workerDone()).toBe(0)
+    const queued = await parse(long, "long.pdf")
+    expect(queued.status).toBe(200)
+    expect(queued.body.success).toBe(true)
+    expect(queued.body.data.markdown).toBe(inlineLong.markdown)
+    expect(queued.body.data.metadata.numPages ?? 12).toBe(12)
+    // The worker read it: its job counter and its log say so.
+    expect(await waitFor(async () => ((await workerDone()) === 1 ? 1 : undefined), "the worker's job count", 10_000, workerOutput)).toBe(1)
+    expect(workerOutput()).toMatch(/parsed long\.pdf for a replica \(\d+ ms, attempt 1\)/)
+
+    const inlined = await parse(short, "short.pdf")
+    expect(inlined.status).toBe(200)
+    expect(inlined.body.data.markdown).toBe(inlineShort.markdown)
+    // Read here: the worker took no job for it.
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    expect(await workerDone()).toBe(1)
+    expect(workerOutput()).not.toMatch(/short\.pdf/)
+
+    // Charged once each, as the answers say (a PDF read with the pdf parser costs a credit a page).
+    const charged = (queued.body.data.metadata.creditsUsed as number) + (inlined.body.data.metadata.creditsUsed as number)
+    expect(queued.body.data.metadata.creditsUsed).toBe(12)
+    expect(charged).toBe(14)
+    expect(await useStore((store) => store.balance("quay"))).toBe(CREDITS - charged)
+  }, 60_000)
+
+  it("answers 408 when the request's timeout runs out in the queue, and the worker discards the job", async () => {
+    const before = await useStore((store) => store.balance("quay"))
+    const worker = workerProcess!
+    // A fleet whose workers are all busy: this one stopped, so the job waits past the request's timeout.
+    worker.kill("SIGSTOP")
+    let late: Awaited<ReturnType<typeof parse>>
+    const t0 = Date.now()
+    try {
+      late = await parse(textPdf(8), "late.pdf", { timeout: 1000 })
+    } finally {
+      worker.kill("SIGCONT")
+    }
+    expect(Date.now() - t0).toBeLessThan(8000)
+    expect(late.status).toBe(408)
+    expect(late.body.success).toBe(false)
+    expect(late.body.code).toBe("SCRAPE_TIMEOUT")
+    await waitFor(() => (/discarded parse/.test(workerOutput()) ? true : undefined), "the worker to drop the job", 15_000, workerOutput)
+    expect(workerOutput()).not.toMatch(/parsed late\.pdf/)
+    expect(await useStore((store) => store.balance("quay"))).toBe(before)
+  }, 30_000)
+})

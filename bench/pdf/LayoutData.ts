@@ -9,6 +9,14 @@
  *   not truth). Its labels are folded onto ours: picture -> figure, document_index -> table,
  *   checkbox_selected/unselected -> text; text items inside a picture (words of a chart) are not
  *   regions of their own and are left out.
+ * - DocBank: ../shared/corpus/docbank, 30 arXiv pages with token labels derived from their LaTeX
+ *   (weak, not human-reviewed). Tokens have no blocks, so each of our blocks on the page becomes a
+ *   region with our block's box and the label most of its tokens' characters carry (a block with
+ *   no token is no region); the score is then a block-label score, IoU is 1 by construction.
+ *   Folded onto ours: paragraph, abstract, author, reference -> text; section -> section_header;
+ *   list -> list_item; equation -> formula; footer (footnotes in these papers) -> footnote.
+ *   Running heads and page numbers are `paragraph` in DocBank: blocks in the top or bottom 6% of
+ *   the page whose tokens are all paragraph are no region.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
@@ -37,6 +45,7 @@ export interface LabelledDocument {
 
 export const generatedDir = fileURLToPath(new URL("../../.tmp/layout/", import.meta.url))
 const doclingDir = fileURLToPath(new URL("../../../shared/corpus/docling/pdf/", import.meta.url))
+const docbankDir = fileURLToPath(new URL("../../../shared/corpus/docbank/", import.meta.url))
 
 /** Reads `bytes` with the heuristic stages, keeping a copy of each page the Layout layer labels. */
 export const readPdf = async (bytes: Uint8Array): Promise<{ pages: ReadonlyArray<Page>; snapshots: ReadonlyArray<PageSnapshot> }> => {
@@ -129,4 +138,63 @@ export async function* doclingDocuments(): AsyncGenerator<LabelledDocument> {
     }
     yield { doc: name, pages: labelledPages, snapshots }
   }
+}
+
+const DOCBANK: Record<string, string> = {
+  paragraph: "text", abstract: "text", author: "text", reference: "text", date: "text", section: "section_header",
+  list: "list_item", equation: "formula", footer: "footnote", title: "title", table: "table", figure: "figure", caption: "caption"
+}
+
+/** DocBank's pages (`<paper>_<page index from 0>.txt`), sorted by name. */
+export const docbankFiles = (): Array<string> => readdirSync(docbankDir).filter((f) => f.endsWith(".txt")).sort()
+
+/** One labelled page per DocBank file in `files`; the PDF is read whole (windows and body size as a parse sees them). */
+export async function* docbankDocuments(files: ReadonlyArray<string> = docbankFiles()): AsyncGenerator<LabelledDocument> {
+  for (const name of files) {
+    const match = /^(.*)_(\d+)\.txt$/.exec(name)
+    if (match === null) continue
+    const pageNumber = Number(match[2]) + 1
+    const tokens = readFileSync(docbankDir + name, "utf8").split("\n").flatMap((line) => {
+      const f = line.split("\t")
+      if (f.length < 10) return []
+      const [x0, y0, x1, y1] = [1, 2, 3, 4].map((i) => Number(f[i]) / 1000)
+      return [{ cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, chars: Math.max(1, f[0].length), label: f[9].trim() }]
+    })
+    const { pages, snapshots } = await readPdf(new Uint8Array(readFileSync(`${docbankDir}${match[1]}_black.pdf`)))
+    const page = pages.find((p) => p.pageNumber === pageNumber)
+    if (page === undefined) continue
+    const blocks = oursOf(page)
+    const truth: Array<Region> = []
+    for (const { region } of blocks) {
+      const [x0, top, x1, bottom] = region.box
+      const votes = new Map<string, number>()
+      for (const t of tokens) if (t.cx >= x0 && t.cx <= x1 && t.cy >= top && t.cy <= bottom) votes.set(t.label, (votes.get(t.label) ?? 0) + t.chars)
+      if (votes.size === 0) continue
+      if (votes.size === 1 && votes.has("paragraph") && (bottom < 0.06 || top > 0.94)) continue
+      const label = [...votes].sort((a, b) => b[1] - a[1])[0][0]
+      truth.push({ label: DOCBANK[label] ?? "text", box: region.box })
+    }
+    const snapshot = snapshots.find((s) => s.pageNumber === pageNumber)
+    yield { doc: name, pages: [{ page, blocks, truth, snapshot }], snapshots: snapshot === undefined ? [] : [snapshot] }
+  }
+}
+
+/** The box key the reader writes (PageLayout.normalisedBox): our blocks are found among the Layout layer's by it. */
+const boxKey = (box: ReadonlyArray<number>) => box.map((v) => Math.round(Math.min(1, Math.max(0, v)) * 10000)).join()
+
+/**
+ * Our blocks of `doc`, page by page, with the labels `labels` gives the Layout layer's blocks (per
+ * snapshot, per block): each block is found among the snapshots by its box; one not found keeps
+ * its kind. `counts` tallies blocks and those found.
+ */
+export const relabelled = (doc: LabelledDocument, labels: ReadonlyArray<ReadonlyArray<string>>, counts = { mapped: 0, blocks: 0 }): Array<Array<Region>> => {
+  const byBox = new Map<string, string>()
+  doc.snapshots.forEach((s, p) => s.blocks.forEach((b, i) => byBox.set(`${s.pageNumber}:${boxKey([b.x0 / s.width, b.top / s.height, b.x1 / s.width, b.bottom / s.height])}`, labels[p][i])))
+  return doc.pages.map((page) => page.blocks.map(({ region }): Region => {
+    counts.blocks++
+    const label = byBox.get(`${page.page.pageNumber}:${boxKey(region.box)}`)
+    if (label === undefined) return region
+    counts.mapped++
+    return { label: foldLabel(label, region.box), box: region.box }
+  }))
 }

@@ -12,11 +12,15 @@ export interface TreeModel {
   readonly base: ReadonlyArray<number>
   /** Round by round, one tree per class. */
   readonly rounds: ReadonlyArray<ReadonlyArray<Tree>>
+  /** The confidence gate chosen by train.ts on validation data: below it the heuristic's kind stays. */
+  readonly gate?: number
 }
 
+// Splits are float32 values and features are compared rounded to float32, as ONNX's tree ensembles
+// do (Onnx.ts): the TypeScript trees and onnxruntime take the same branch for every row.
 const leaf = (tree: Tree, row: ReadonlyArray<number>) => {
   let node = 0
-  while (tree.feature[node] >= 0) node = row[tree.feature[node]] <= tree.split[node] ? tree.left[node] : tree.right[node]
+  while (tree.feature[node] >= 0) node = Math.fround(row[tree.feature[node]]) <= tree.split[node] ? tree.left[node] : tree.right[node]
   return tree.value[node]
 }
 
@@ -100,7 +104,7 @@ export const train = (
         }
         if (best.f < 0) return node
         tree.feature[node] = best.f
-        tree.split[node] = edges[best.f][best.b]
+        tree.split[node] = Math.fround(edges[best.f][best.b])
         const column = bins[best.f]
         tree.left[node] = grow(rows.filter((i) => column[i] <= best.b), level + 1)
         tree.right[node] = grow(rows.filter((i) => column[i] > best.b), level + 1)

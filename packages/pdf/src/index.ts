@@ -1,9 +1,19 @@
 /**
  * @strata/pdf: PDFs to pages of typed blocks with pdf.js: the PDF `Reader` (which takes its page
- * stages from the Effect context), the heuristic layers of those stages, page rendering and the
- * per-page OCR decision.
+ * stages from the Effect context), the heuristic layers of those stages, the learned Layout layer
+ * (models/layout's block classifier on onnxruntime-node), page rendering and the per-page OCR
+ * decision.
  */
 import { heuristicLayout, heuristicReadingOrder, heuristicTables } from "./HeuristicLayout.ts"
+export {
+  defaultLayoutModel,
+  type LayoutClassifier,
+  layoutModelMeta,
+  learnedLayout,
+  LearnedLayout,
+  learnedLayoutLayer,
+  onnxClassifier
+} from "./LearnedLayout.ts"
 import { pdfReaderWith } from "./PdfReader.ts"
 
 export { makePdfReader, type PdfReader, pdfReaderWith, WINDOW, type PdfStages } from "./PdfReader.ts"

@@ -113,7 +113,7 @@ const useStore = <A, E>(body: (store: Store["Service"]) => Effect.Effect<A, E>) 
 
 const parse = async (bytes: Uint8Array, fileName: string, options?: Record<string, unknown>) => {
   const form = new FormData()
-  form.append("file", new Blob([bytes], { type: "application/pdf" }), fileName)
+  form.append("file", new Blob([new Uint8Array(bytes)], { type: "application/pdf" }), fileName)
   if (options !== undefined) form.append("options", JSON.stringify(options))
   const response = await fetch(`${replica}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
   return { status: response.status, body: (await response.json()) as Record<string, any> }

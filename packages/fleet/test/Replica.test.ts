@@ -1,0 +1,123 @@
+/**
+ * A replica's queued parse (Replica.ts) against the pg-boss queue and `fleet_parse_jobs` on a
+ * real, throwaway Postgres, with an in-process handler in the worker's place: the data a worker
+ * writes is the answer; the pipeline's error a worker writes comes back as the same `ScrapeError`
+ * (so the route answers it as inline); a job whose every attempt ends without an answer
+ * (dead-lettered) is a DocumentUnreadable; a wait interrupted (the client gone) deletes the row,
+ * and a worker taking the job then finds nothing to read; only PDFs over the threshold are taken.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { DocumentUnreadable, JobQueue, type ParseOptions, QueuedParse, ScrapeError, scrapeError } from "@strata/core"
+import { Effect, Exit, Fiber, Layer, Option, Redacted, Schema } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { afterAll, beforeAll } from "vitest"
+import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
+import { FLEET_QUEUE, layer, ParseJob, ParseJobs, queuedParseLayer } from "../src/index.ts"
+import { make as makeParseJobs } from "../src/ParseJobs.ts"
+
+let postgres: TempPostgres
+let databases = 0
+beforeAll(async () => {
+  postgres = await startPostgres()
+}, 120_000)
+afterAll(() => postgres?.stop())
+
+const file = { bytes: new Uint8Array(Buffer.from("%PDF-1.7\n")), fileName: "long.pdf", contentType: "application/pdf" }
+const options = { formats: ["markdown"], timeout: 20_000 } as unknown as ParseOptions
+
+/** The replica's services, plus the SQL client and queue a test reaches around them. */
+const replicaOn = (pages: number | undefined) => {
+  const url = Redacted.make(postgres.createDatabase(`replica${process.pid}_${++databases}`))
+  const sql = PgClient.layer({ url, maxConnections: 2 }).pipe(Layer.provide(Reactivity.layer))
+  const jobs = Layer.effect(ParseJobs, Effect.flatMap(PgClient.PgClient, makeParseJobs)).pipe(Layer.provideMerge(sql))
+  const queue = layer({ url })
+  return queuedParseLayer({ pagesAbove: 5, countPages: () => Effect.succeed(pages) }).pipe(
+    Layer.provideMerge(Layer.merge(jobs, queue))
+  )
+}
+
+/** A worker in this process: `answer` decides what each attempt does with the row. */
+const work = (answer: (id: string, attempt: number) => Effect.Effect<void, unknown, ParseJobs>) =>
+  Effect.gen(function*() {
+    const queue = yield* JobQueue
+    const jobs = yield* ParseJobs
+    yield* queue.work(FLEET_QUEUE, { slots: 1 }, (job) =>
+      Effect.flatMap(Schema.decodeUnknownEffect(ParseJob)(job.data), ({ parseJob }) =>
+        answer(parseJob, job.attempt).pipe(Effect.provideService(ParseJobs, jobs))))
+  })
+
+const rows = Effect.flatMap(PgClient.PgClient, (sql) => sql<{ n: unknown }>`SELECT count(*) AS n FROM fleet_parse_jobs`).pipe(
+  Effect.map((found) => Number(found[0]!.n))
+)
+
+describe("QueuedParse on Postgres", () => {
+  it.live("takes PDFs over the threshold only", () =>
+    Effect.gen(function*() {
+      assert.isTrue(yield* (yield* QueuedParse).takes(file))
+    }).pipe(Effect.provide(replicaOn(6))))
+
+  it.live("a document at the threshold stays inline", () =>
+    Effect.gen(function*() {
+      assert.isFalse(yield* (yield* QueuedParse).takes(file))
+    }).pipe(Effect.provide(replicaOn(5))))
+
+  it.live("a document whose page count is unknown stays inline", () =>
+    Effect.gen(function*() {
+      assert.isFalse(yield* (yield* QueuedParse).takes(file))
+    }).pipe(Effect.provide(replicaOn(undefined))))
+
+  it.live("answers the worker's data, and the worker's ScrapeError as the same error", () =>
+    Effect.gen(function*() {
+      const queued = yield* QueuedParse
+      let calls = 0
+      yield* work((id) =>
+        Effect.flatMap(ParseJobs, (jobs) =>
+          Effect.gen(function*() {
+            const input = Option.getOrThrow(yield* jobs.input(id))
+            assert.deepStrictEqual(Array.from(input.bytes), Array.from(file.bytes))
+            assert.strictEqual(input.fileName, "long.pdf")
+            calls++
+            const failure = scrapeError(new DocumentUnreadable({ kind: "corrupt", message: "the file is not a readable PDF" }))
+            yield* jobs.answer(id, calls === 1
+              ? { _tag: "Data", data: { markdown: "# Quay", metadata: { numPages: 12 } } }
+              : { _tag: "Error", error: Schema.encodeUnknownSync(ScrapeError)(failure) })
+          })))
+      const data = yield* queued.parse(file, options)
+      assert.strictEqual(data.markdown, "# Quay")
+      const failed = yield* Effect.flip(queued.parse(file, options))
+      assert.instanceOf(failed, ScrapeError)
+      assert.strictEqual(failed.reason._tag, "DocumentUnreadable")
+      assert.strictEqual((failed.reason as DocumentUnreadable).kind, "corrupt")
+      assert.strictEqual(failed.reason.message, "the file is not a readable PDF")
+      // Each row goes once its answer is read.
+      assert.strictEqual(yield* rows, 0)
+    }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
+
+  it.live("a job dead-lettered after its attempts is a DocumentUnreadable, not a wait until the timeout", () =>
+    Effect.gen(function*() {
+      const queued = yield* QueuedParse
+      const attempts: Array<number> = []
+      yield* work((_, attempt) => Effect.suspend(() => (attempts.push(attempt), Effect.fail(new Error(`worker died on attempt ${attempt}`)))))
+      const t0 = Date.now()
+      const failed = yield* Effect.flip(queued.parse(file, { ...options, timeout: 40_000 }))
+      assert.deepStrictEqual(attempts, [1, 2, 3])
+      assert.strictEqual(failed.reason._tag, "DocumentUnreadable")
+      assert.match(failed.reason.message, /each of its 3 attempts ended without an answer/)
+      assert.isBelow(Date.now() - t0, 30_000)
+    }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
+
+  it.live("a wait interrupted (the client gone) deletes the row, and a worker then finds nothing to read", () =>
+    Effect.gen(function*() {
+      const queued = yield* QueuedParse
+      const waiting = yield* Effect.forkChild(queued.parse(file, options))
+      while ((yield* rows) === 0) yield* Effect.sleep("20 millis")
+      const exit = yield* Fiber.interrupt(waiting).pipe(Effect.andThen(Fiber.await(waiting)))
+      assert.isTrue(Exit.hasInterrupts(exit))
+      assert.strictEqual(yield* rows, 0)
+      const found: Array<boolean> = []
+      yield* work((id) => Effect.flatMap(ParseJobs, (jobs) => Effect.map(jobs.input(id), (input) => void found.push(Option.isSome(input)))))
+      while (found.length === 0) yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual(found, [false])
+    }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
+})

@@ -6,7 +6,7 @@
  * a 2-page PDF is read by the replica itself (the worker's count does not move); the team is
  * charged once per request, what the answers say; a request whose timeout runs out while it waits
  * (the worker stopped with SIGSTOP) is the contract's 408, uncharged, and the worker, woken,
- * discards its job without reading it.
+ * discards its job without reading it, as it discards the job of a client that went away.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:http"
@@ -109,13 +109,16 @@ const startWorker = async (): Promise<string> => {
 const workerDone = async () =>
   parseExposition(await (await fetch(`${workerProbes}/metrics`)).text()).value("strata_worker_jobs_total", { outcome: "done" }) ?? 0
 
+const replicaQueued = async () =>
+  parseExposition(await (await fetch(`${replica}/metrics`)).text()).value("strata_queue_jobs", { queue: "corpus", state: "queued" })
+
 const useStore = <A, E>(body: (store: Store["Service"]) => Effect.Effect<A, E>) => store!.runPromise(Effect.flatMap(Store, body))
 
-const parse = async (bytes: Uint8Array, fileName: string, options?: Record<string, unknown>) => {
+const parse = async (bytes: Uint8Array, fileName: string, options?: Record<string, unknown>, signal?: AbortSignal) => {
   const form = new FormData()
   form.append("file", new Blob([new Uint8Array(bytes)], { type: "application/pdf" }), fileName)
   if (options !== undefined) form.append("options", JSON.stringify(options))
-  const response = await fetch(`${replica}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form })
+  const response = await fetch(`${replica}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form, signal })
   return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
 
@@ -171,7 +174,7 @@ describe("a replica on the fleet's Postgres", () => {
     expect(await useStore((store) => store.balance("quay"))).toBe(CREDITS - charged)
   }, 60_000)
 
-  it("answers 408 when the request's timeout runs out in the queue, and the worker discards the job", async () => {
+  it("answers 408 when the request's timeout runs out in the queue; that job and a gone client's are discarded", async () => {
     const before = await useStore((store) => store.balance("quay"))
     const worker = workerProcess!
     // A fleet whose workers are all busy: this one stopped, so the job waits past the request's timeout.
@@ -179,6 +182,13 @@ describe("a replica on the fleet's Postgres", () => {
     let late: Awaited<ReturnType<typeof parse>>
     const t0 = Date.now()
     try {
+      // And a client that gives up before its answer: the replica's wait is interrupted, its job cancelled too.
+      const client = new AbortController()
+      const gone = parse(textPdf(9), "gone.pdf", { timeout: 30_000 }, client.signal).then(() => "answered", (error: Error) => error.name)
+      // Aborted once its job is in the queue (the replica's own /metrics reads the queue).
+      await waitFor(async () => ((await replicaQueued()) === 1 ? true : undefined), "the gone client's job", 15_000, workerOutput)
+      client.abort()
+      expect(await gone).toBe("AbortError")
       late = await parse(textPdf(8), "late.pdf", { timeout: 1000 })
     } finally {
       worker.kill("SIGCONT")
@@ -187,8 +197,8 @@ describe("a replica on the fleet's Postgres", () => {
     expect(late.status).toBe(408)
     expect(late.body.success).toBe(false)
     expect(late.body.code).toBe("SCRAPE_TIMEOUT")
-    await waitFor(() => (/discarded parse/.test(workerOutput()) ? true : undefined), "the worker to drop the job", 15_000, workerOutput)
-    expect(workerOutput()).not.toMatch(/parsed late\.pdf/)
+    await waitFor(() => ((workerOutput().match(/discarded parse/g) ?? []).length === 2 ? true : undefined), "the worker to drop both jobs", 15_000, workerOutput)
+    expect(workerOutput()).not.toMatch(/parsed (late|gone)\.pdf/)
     expect(await useStore((store) => store.balance("quay"))).toBe(before)
   }, 30_000)
 })

@@ -6,7 +6,7 @@
 import { Effect, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import { MarkdownWriter } from "@strata/core"
-import { pdfReader } from "@strata/pdf"
+import { type PdfReader, pdfReader } from "@strata/pdf"
 
 export interface EngineOutput {
   readonly markdown: string
@@ -15,9 +15,10 @@ export interface EngineOutput {
 
 export type Engine = (bytes: Uint8Array, path: string) => Promise<EngineOutput>
 
-export const strata: Engine = (bytes) =>
+/** Strata's reader through the shared MarkdownWriter; `reader` with other page stages (the learned layout). */
+export const strataWith = (reader: PdfReader): Engine => (bytes) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const result = yield* pdfReader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 120_000 } })
+    const result = yield* reader.read({ bytes, format: "pdf", options: { mode: "fast", deadline: Date.now() + 120_000 } })
     const writer = new MarkdownWriter()
     let pages = 0
     yield* Stream.runForEach(result.pages, (page) => Effect.sync(() => {
@@ -26,6 +27,8 @@ export const strata: Engine = (bytes) =>
     }))
     return { markdown: writer.markdown, pages }
   })))
+
+export const strata: Engine = strataWith(pdfReader)
 
 export const pdfInspector: Engine = async (bytes) => {
   const inspector = await import("@firecrawl/pdf-inspector")

@@ -13,7 +13,10 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { parseArgs } from "node:util"
+import { Effect } from "effect"
 import { classify, loadModel, modelPath } from "../../models/layout/Classifier.ts"
+import { pageRows, type PageSnapshot } from "../../models/layout/Features.ts"
+import { onnxClassifier } from "../../packages/pdf/src/LearnedLayout.ts"
 import type { TreeModel } from "../../models/layout/Trees.ts"
 import { docbankDocuments, doclingDocuments, doclingFiles, generatedDocuments, type LabelledDocument, relabelled } from "./LayoutData.ts"
 import { LABELS, type Scores, scorePage, scores, tally } from "./LayoutMetric.ts"
@@ -61,6 +64,30 @@ console.error("docling", JSON.stringify({ macroF1: docling.macroF1, meanIoU: doc
 const docbankBoth = await score(docbankDocuments())
 console.error("docbank", JSON.stringify({ macroF1: docbankBoth.heuristic.macroF1, pages: docbankBoth.heuristic.pages, model: docbankBoth.model?.macroF1, ungated: docbankBoth.model?.ungated.macroF1 }))
 
+/**
+ * What the learned layer adds to a page, on Docling's pages as the heuristic labelled them: the
+ * features (TypeScript) and one onnxruntime-node run per page (packages/pdf LearnedLayout), 20
+ * rounds after a warm-up round. The reader's own pages/s with and without it: bench/pdf/Speed.ts --layout learned.
+ */
+const layerCost = async (pages: ReadonlyArray<PageSnapshot>) => Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+  const onnx = yield* onnxClassifier()
+  let featuresMs = 0, onnxMs = 0, n = 0
+  for (let round = 0; round <= 20; round++) {
+    for (const page of pages) {
+      let t = performance.now()
+      const rows = pageRows(page)
+      const f = performance.now() - t
+      t = performance.now()
+      if (rows.length > 0) yield* onnx.probabilities(rows)
+      if (round > 0) { featuresMs += f; onnxMs += performance.now() - t; n++ }
+    }
+  }
+  return { pages: n, featuresMsPerPage: Math.round((featuresMs / n) * 1000) / 1000, onnxMsPerPage: Math.round((onnxMs / n) * 1000) / 1000 }
+})))
+const doclingSnapshots: Array<PageSnapshot> = []
+for await (const doc of doclingDocuments()) doclingSnapshots.push(...doc.snapshots)
+const cost = model === undefined ? undefined : await layerCost(doclingSnapshots)
+
 const report = {
   date: started.toISOString(),
   layer: "heuristic",
@@ -70,7 +97,7 @@ const report = {
   docling: { ...docling, files: doclingFiles() },
   docbank: docbankBoth.heuristic,
   ...(both.model !== undefined && doclingBoth.model !== undefined && docbankBoth.model !== undefined
-    ? { model: { name: "models/layout/classifier.json", gate: model?.gate ?? 0, generated: both.model, docling: doclingBoth.model, docbank: docbankBoth.model } }
+    ? { model: { name: "models/layout/classifier.json", gate: model?.gate ?? 0, generated: both.model, docling: doclingBoth.model, docbank: docbankBoth.model, cost } }
     : {})
 }
 
@@ -138,6 +165,10 @@ const modelSection = report.model === undefined ? [] : [
   ...sideBySide(report.docbank, report.model.docbank),
   "",
   `Largest confusions left (gated): ${confusions(report.model.docbank)}.`,
+  "",
+  "### Cost",
+  "",
+  cost === undefined ? "" : `What the learned layer adds per page on Docling's ${doclingSnapshots.length} pages (20 rounds after a warm-up, load ${report.load}): features ${cost.featuresMsPerPage} ms, onnxruntime-node ${cost.onnxMsPerPage} ms (models/layout/classifier.onnx, one run per page, 1 thread). At the speed table's 131.7 pages/s (7.6 ms a page, bench/results/pdf.md) that is about ${Math.round(1000 / (1000 / 131.7 + cost.featuresMsPerPage + cost.onnxMsPerPage))} pages/s. The whole reader with and without it: \`node -C @strata/source bench/pdf/Speed.ts 10 --layout learned\`.`,
   ""
 ]
 

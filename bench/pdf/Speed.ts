@@ -3,14 +3,28 @@
  * warm-up round, printing pages/s per round, the median, and pages per CPU-second (steadier
  * on a shared machine); quality is run.ts's job.
  *
- *   node bench/pdf/Speed.ts [rounds]   (prints one JSON line)
+ * With `--layout learned` the reader's Layout is packages/pdf LearnedLayout (the heuristic, then
+ * models/layout's classifier on onnxruntime-node), its ONNX session opened once for the run.
+ *
+ *   node bench/pdf/Speed.ts [rounds] [--layout learned]   (prints one JSON line)
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { strata } from "./Engines.ts"
+import { Effect, Scope } from "effect"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables, learnedLayout, onnxClassifier, pdfReaderWith } from "@strata/pdf"
+import { strata, strataWith } from "./Engines.ts"
 
 const dir = fileURLToPath(new URL("../../../shared/corpus/docling/pdf/", import.meta.url))
-const rounds = Number(process.argv[2] ?? 5)
+const args = process.argv.slice(2)
+const layoutAt = args.indexOf("--layout")
+const layout = layoutAt >= 0 ? args.splice(layoutAt, 2)[1] : "heuristic"
+const rounds = Number(args[0] ?? 5)
+const engine = layout === "learned"
+  ? strataWith(pdfReaderWith({
+    layout: learnedLayout(heuristicLayout(heuristicTables), await Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => Scope.provide(onnxClassifier(), scope)))),
+    readingOrder: heuristicReadingOrder
+  }))
+  : strata
 const files = readdirSync(dir).filter((f) => f.endsWith(".pdf")).sort().map((f) => ({ name: f, bytes: new Uint8Array(readFileSync(dir + f)) }))
 const perFile: Record<string, Array<number>> = {}
 const rates: Array<number> = []
@@ -21,7 +35,7 @@ for (let round = 0; round <= rounds; round++) {
   const cpu0 = process.cpuUsage()
   for (const f of files) {
     const t0 = performance.now()
-    const out = await strata(f.bytes, f.name)
+    const out = await engine(f.bytes, f.name)
     const dt = performance.now() - t0
     pages += out.pages
     ms += dt
@@ -36,6 +50,7 @@ for (let round = 0; round <= rounds; round++) {
 }
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 process.stdout.write(JSON.stringify({
+  layout,
   rounds: rates.map((r) => Math.round(r * 10) / 10),
   medianPagesPerSecond: Math.round(median(rates) * 10) / 10,
   medianPagesPerCpuSecond: Math.round(median(cpuRates) * 10) / 10,

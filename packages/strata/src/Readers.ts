@@ -7,8 +7,8 @@
  */
 import { DocumentReaders, type Layout, OcrEngine, type ReadingOrder } from "@strata/core"
 import { LibreOffice, makeOfficeReaders } from "@strata/office"
-import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables, makePdfReader, PageWorkers } from "@strata/pdf"
-import { Effect, Layer, Option } from "effect"
+import { HeuristicLayout, HeuristicReadingOrder, HeuristicTables, LearnedLayout, makePdfReader, PageWorkers } from "@strata/pdf"
+import { Config, Effect, Layer, Option } from "effect"
 
 /** Every format reader, PDF (with the context's stages, OCR engine and page workers) first. */
 export const ReadersLive: Layer.Layer<DocumentReaders, never, Layout | ReadingOrder | LibreOffice> = Layer.effect(
@@ -28,9 +28,21 @@ export const ReadersLive: Layer.Layer<DocumentReaders, never, Layout | ReadingOr
  */
 export const ReaderResources: Layer.Layer<PageWorkers | LibreOffice> = Layer.mergeAll(PageWorkers.layer, LibreOffice.layer)
 
-/** The default page stages: heuristic layout (with its tables) and reading order. */
+/**
+ * `STRATA_PDF_LAYOUT`: `heuristic` (the default) or `learned` (the heuristic, then models/layout's
+ * block classifier over its blocks with onnxruntime-node: packages/pdf LearnedLayout.ts). Off by
+ * default until it is at least as good as the heuristic on real documents (bench/results/layout.md).
+ */
+export const pdfLayoutConfig: Effect.Effect<"heuristic" | "learned"> = Config.Literals(["heuristic", "learned"], "STRATA_PDF_LAYOUT").pipe(
+  Config.withDefault("heuristic" as const),
+  Effect.orElseSucceed(() => "heuristic" as const)
+)
+
+/** The default page stages: the layout `STRATA_PDF_LAYOUT` names (with the heuristic tables) and heuristic reading order. */
 export const DefaultPageStages: Layer.Layer<Layout | ReadingOrder> = Layer.mergeAll(
-  HeuristicLayout.pipe(Layer.provide(HeuristicTables)),
+  Layer.unwrap(Effect.map(pdfLayoutConfig, (choice) => (choice === "learned" ? Layer.orDie(LearnedLayout) : HeuristicLayout))).pipe(
+    Layer.provide(HeuristicTables)
+  ),
   HeuristicReadingOrder
 )
 

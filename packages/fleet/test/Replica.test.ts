@@ -2,7 +2,8 @@
  * A replica's queued parse (Replica.ts) against the pg-boss queue and `fleet_parse_jobs` on a
  * real, throwaway Postgres, with an in-process handler in the worker's place: the data a worker
  * writes is the answer; the pipeline's error a worker writes comes back as the same `ScrapeError`
- * (so the route answers it as inline); a job whose every attempt ends without an answer
+ * (so the route answers it as inline); an attempt without an answer is retried and the answer
+ * read once (the route charges once, whatever the attempts); a job whose every attempt ends without an answer
  * (dead-lettered) is a DocumentUnreadable; a wait interrupted (the client gone) deletes the row,
  * and a worker taking the job then finds nothing to read; only PDFs over the threshold are taken.
  */
@@ -92,6 +93,22 @@ describe("QueuedParse on Postgres", () => {
       assert.strictEqual(failed.reason.message, "the file is not a readable PDF")
       // Each row goes once its answer is read.
       assert.strictEqual(yield* rows, 0)
+    }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
+
+  it.live("an attempt that ends without an answer (its worker died) is retried, and the answer comes once", () =>
+    Effect.gen(function*() {
+      const queued = yield* QueuedParse
+      const attempts: Array<number> = []
+      yield* work((id, attempt) =>
+        Effect.suspend(() => {
+          attempts.push(attempt)
+          return attempt === 1
+            ? Effect.fail(new Error("the worker died"))
+            : Effect.asVoid(Effect.flatMap(ParseJobs, (jobs) => jobs.answer(id, { _tag: "Data", data: { markdown: `attempt ${attempt}` } })))
+        }))
+      const data = yield* queued.parse(file, options)
+      assert.strictEqual(data.markdown, "attempt 2")
+      assert.deepStrictEqual(attempts, [1, 2])
     }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
 
   it.live("a job dead-lettered after its attempts is a DocumentUnreadable, not a wait until the timeout", () =>

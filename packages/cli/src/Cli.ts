@@ -42,6 +42,8 @@ strata worker processes that see the same input and output paths. Running the sa
 resumes it: finished documents are skipped and failed ones are sent again. An @list-file names
 one file, directory or glob a line. --health-port (or STRATA_WORKER_HEALTH_PORT; host
 STRATA_WORKER_HEALTH_HOST, default 127.0.0.1) serves a worker's /health, /ready and /metrics.
+A server with STRATA_DATABASE_URL set sends PDFs over STRATA_QUEUE_ABOVE_PAGES pages (default 50)
+uploaded to /v2/parse to the workers, which take them before corpus documents.
 
 Exit codes: 0 success (in a batch: every document converted or skipped), 1 failure (in a batch:
 at least one document failed), 2 usage error.`

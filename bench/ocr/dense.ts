@@ -1,0 +1,167 @@
+/**
+ * OCR seconds per page on the issue's case: dense 300-dpi A4 scans (bench/ocr/DensePages.ts: one
+ * and two columns of 10-11 pt text, a table page, headings), read by the real PDF reader in mode
+ * `ocr` (render or embedded-scan extraction, orientation, tesseract, layout, reading order) with
+ * one tesseract engine, single-threaded. Reports wall and CPU seconds per page (CPU of the whole
+ * process, all threads: the per-core cost) and CER of the reader's blocks against the drawn text
+ * in reading order (markdown syntax stripped from both). Engine variants run side by side in the
+ * same process, interleaved round by round (ABC, CBA, ...), so load changes hit them alike.
+ *
+ *   node_modules/.bin/node --conditions=@strata/source bench/ocr/dense.ts [--variants a,b] [--rounds N] [--write]
+ *
+ * `--write` stores bench/results/ocr-dense.json and ocr-dense.md.
+ */
+import { Effect, Stream } from "effect"
+import { cpus, loadavg } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
+import type { OcrEngine } from "@strata/core"
+import { characterErrorRate } from "../../packages/ocr/src/ErrorRate.ts"
+import * as TesseractEngine from "../../packages/ocr/src/TesseractEngine.ts"
+import { degrade, renderAll } from "../../packages/ocr/test/support/SyntheticPages.ts"
+import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../../packages/pdf/src/index.ts"
+import { imageA4Pdf, makeDensePdf } from "./DensePages.ts"
+import type { DensePage } from "./DensePages.ts"
+
+const args = process.argv.slice(2)
+const option = (name: string): string | undefined => {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : undefined
+}
+const ROUNDS = Number(option("--rounds") ?? 1)
+
+interface Variant {
+  readonly engine: TesseractEngine.TesseractOptions
+  /** The render resolution the reader asks for (the engine's `preferredDpi`); default the engine's own. */
+  readonly dpi?: number
+  readonly note: string
+}
+
+const VARIANTS: Record<string, Variant> = {
+  baseline: { engine: {}, note: "as shipped before issue 17: best_int, PSM auto, 300 dpi" }
+}
+
+/** Markdown syntax and layout whitespace out, so only the words and their order count. */
+const plain = (text: string): string =>
+  text
+    .replace(/<[^>]+>/g, " ")
+    .split("\n")
+    .filter((line) => !/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$/.test(line))
+    .map((line) => line.replace(/^\s*#+\s+/, "").replace(/\|/g, " ").replace(/\*\*/g, "").replace(/\\([\\`*_{}[\]()#+\-.!|%<>])/g, "$1"))
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim()
+
+interface Row {
+  readonly variant: string
+  readonly condition: string
+  readonly pages: number
+  readonly cer: number
+  readonly cerByPage: ReadonlyArray<number>
+  readonly wallSecondsPerPage: number
+  readonly cpuSecondsPerPage: number
+  readonly loadAverage: number
+}
+
+const buildSets = async () => {
+  const { bytes, pages } = await makeDensePdf(1717)
+  const clean = await renderAll(bytes, 300)
+  // A decent office scanner: light noise and blur, a small skew, JPEG q75.
+  const scanned = await Promise.all(clean.map((g, i) => degrade(g, { noise: 12, blur: 0.5, rotate: i % 2 === 0 ? 0.8 : -0.6, jpeg: 75 }, i + 3)))
+  return { pages, sets: [{ condition: "clean", pdf: await imageA4Pdf(clean) }, { condition: "scanned", pdf: await imageA4Pdf(scanned) }] }
+}
+
+const readOnce = (engine: OcrEngine["Service"], pdf: Uint8Array, truth: ReadonlyArray<DensePage>) =>
+  Effect.gen(function*() {
+    const reader = pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder, ocr: engine })
+    const t0 = performance.now()
+    const c0 = process.cpuUsage()
+    const result = yield* reader.read({ bytes: pdf, format: "pdf", options: { mode: "ocr", deadline: Date.now() + 600_000 } })
+    const pages = Array.from(yield* Stream.runCollect(result.pages))
+    const c1 = process.cpuUsage(c0)
+    const wall = (performance.now() - t0) / 1000
+    const cerByPage = pages.map((p, i) => characterErrorRate(plain(truth[i].text), plain(p.blocks.map((b) => b.content).join("\n"))))
+    return { wall, cpu: (c1.user + c1.system) / 1e6, cerByPage, pages: pages.length }
+  })
+
+const main = async () => {
+  const names = (option("--variants") ?? Object.keys(VARIANTS).join(",")).split(",")
+  const { pages, sets } = await buildSets()
+  const startLoad = loadavg()[0]
+  const acc = new Map<string, { wall: number; cpu: number; cer: Array<number>; runs: number; load: number }>()
+  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const engines: Record<string, OcrEngine["Service"]> = {}
+    for (const name of names) {
+      const v = VARIANTS[name]
+      if (v === undefined) throw new Error(`unknown variant ${name}`)
+      const engine = yield* TesseractEngine.make(v.engine)
+      engines[name] = v.dpi === undefined ? engine : { ...engine, preferredDpi: v.dpi }
+      // Warm-up: the first page pays for loading the traineddata.
+      yield* readOnce(engines[name], sets[0].pdf, pages).pipe(Effect.asVoid)
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? names : [...names].reverse()
+      for (const { condition, pdf } of sets) {
+        for (const name of order) {
+          const r = yield* readOnce(engines[name], pdf, pages)
+          const key = `${name}\u0000${condition}`
+          const a = acc.get(key) ?? { wall: 0, cpu: 0, cer: pages.map(() => 0), runs: 0, load: 0 }
+          a.wall += r.wall / r.pages
+          a.cpu += r.cpu / r.pages
+          r.cerByPage.forEach((c, i) => (a.cer[i] += c))
+          a.runs++
+          a.load += loadavg()[0]
+          acc.set(key, a)
+          const mean = r.cerByPage.reduce((s, c) => s + c, 0) / r.pages
+          process.stderr.write(`${name} ${condition} round ${round + 1}: ${(r.wall / r.pages).toFixed(2)} s/page wall, ${(r.cpu / r.pages).toFixed(2)} CPU s/page, CER ${(mean * 100).toFixed(2)}% [${r.cerByPage.map((c) => (c * 100).toFixed(2)).join(", ")}], load ${loadavg()[0].toFixed(2)}\n`)
+        }
+      }
+    }
+  })))
+  const rows: Array<Row> = []
+  for (const [key, a] of acc) {
+    const [variant, condition] = key.split("\u0000")
+    const cerByPage = a.cer.map((c) => c / a.runs)
+    rows.push({
+      variant,
+      condition,
+      pages: pages.length,
+      cer: cerByPage.reduce((s, c) => s + c, 0) / cerByPage.length,
+      cerByPage,
+      wallSecondsPerPage: a.wall / a.runs,
+      cpuSecondsPerPage: a.cpu / a.runs,
+      loadAverage: a.load / a.runs
+    })
+  }
+  const conditions = {
+    date: new Date().toISOString(),
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    loadAverageAtStart: Math.round(startLoad * 100) / 100,
+    loadAverageAtEnd: Math.round(loadavg()[0] * 100) / 100,
+    rounds: ROUNDS,
+    pages: pages.map((p) => ({ kind: p.kind, chars: p.chars }))
+  }
+  const pct = (x: number) => `${(x * 100).toFixed(2)}%`
+  const md = [
+    "# OCR on dense 300-dpi A4 scans",
+    "",
+    `The issue's case: ${pages.length} A4 pages (${pages.map((p) => `${p.kind}, ${p.chars} characters`).join("; ")}), drawn with pdf-lib (bench/ocr/DensePages.ts), rendered at 300 dpi (2480x3508), clean and scanned (noise σ12, blur σ0.5, ±0.7° skew, JPEG q75), wrapped into image-only A4 PDFs and read by the PDF reader in mode \`ocr\` with one single-threaded tesseract engine: the embedded scan, orientation and deskew, tesseract, layout, tables and reading order. CER compares the blocks' text with the drawn text in reading order, markdown syntax stripped from both, so misordered blocks count too. CPU s/page is the whole process (all threads) and is the per-core cost; wall s/page is inflated by the shared machine's load. ${conditions.date}, ${conditions.cpu}, ${conditions.cores} cores, ${ROUNDS} round(s) interleaved, load average ${conditions.loadAverageAtStart} → ${conditions.loadAverageAtEnd}.`,
+    "",
+    "| variant | condition | CER | CER by page | CPU s/page | wall s/page | load avg |",
+    "|---|---|---:|---|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.variant} | ${r.condition} | ${pct(r.cer)} | ${r.cerByPage.map(pct).join(", ")} | ${r.cpuSecondsPerPage.toFixed(2)} | ${r.wallSecondsPerPage.toFixed(2)} | ${r.loadAverage.toFixed(1)} |`),
+    "",
+    "Variants:",
+    ...names.map((n) => `- ${n}: ${VARIANTS[n].note}`),
+    ""
+  ].join("\n")
+  process.stdout.write(md)
+  if (args.includes("--write")) {
+    const dir = new URL("../results/", import.meta.url)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(new URL("ocr-dense.json", dir), JSON.stringify({ conditions, variants: Object.fromEntries(names.map((n) => [n, VARIANTS[n]])), rows }, null, 2) + "\n")
+    writeFileSync(new URL("ocr-dense.md", dir), md)
+  }
+}
+
+await main()

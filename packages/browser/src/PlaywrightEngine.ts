@@ -8,6 +8,16 @@
  * context (cookies, storage, cache apart), at most `concurrency` at a time; a context lives in
  * the render's scope, so it is closed on success, failure, timeout and interruption alike.
  * Every request the page makes goes through the SSRF proxy (`GuardProxy.ts`).
+ *
+ * A render with default options (desktop, no location, headers, profile or TLS exemption, ads
+ * blocked: the automatic choice's renders) takes a spare context made ahead of it, with its page,
+ * CDP session and user agent already set up; the next spare is made once a render ends. A spare
+ * serves one render and is closed with it, as a new context would be, so nothing a page stores
+ * reaches another request. bench/browser/phases.ts measured that set-up at ~650 ms of the ~1.6 s
+ * of a render at 1 at a time (new page ~470 ms, user agent and CDP session ~155 ms, context
+ * ~30 ms), the largest part of the overhead against a bare Playwright loop; the spare moves it
+ * off the request's path while the server fetches the page first. It does not lower Chromium's
+ * CPU per page, so throughput at several renders at once (bound by CPU here) hardly moves.
  */
 import {
   BrowserEngine,
@@ -28,10 +38,10 @@ import {
   type ScrapeError,
   UrlBlocked
 } from "@strata/core"
-import { Config, Context, Effect, Layer, Option, Semaphore } from "effect"
+import { Config, Context, Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { availableParallelism, totalmem } from "node:os"
 import { readFile, stat } from "node:fs/promises"
-import { type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, chromium, type Download, type Page, type Response } from "playwright-core"
+import { type Browser, type BrowserContextOptions, type CDPSession, chromium, type Download, type Page, type Response } from "playwright-core"
 import { runActions, screenshot, type Tabs, trackTab } from "./ActionRunner.ts"
 import { type AdBlocker, buildAdBlocker, removeBanners } from "./AdBlock.ts"
 import { AdBlockLists } from "./CosmeticRules.ts"
@@ -61,6 +71,8 @@ export interface BrowserOptions {
   readonly interact?: Partial<SessionOptions> | undefined
   /** The smart wait's windows (`SmartWait.ts`); the defaults are bench/browser's choice. */
   readonly smartWait?: Partial<WaitTuning> | undefined
+  /** Keep a spare context ready for the next render with default options (see above). Default true. */
+  readonly spareContext?: boolean | undefined
 }
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
@@ -107,6 +119,16 @@ const splitCookies = (headers: Readonly<Record<string, string>>, url: string) =>
 
 const hasHeader = (headers: Readonly<Record<string, string>>, name: string): string | undefined =>
   Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
+
+/** A request whose context has the default options, so a spare made ahead of it serves it exactly. */
+const takesSpare = (request: BrowserRequest): boolean =>
+  (request.headers === undefined || Object.keys(request.headers).length === 0) && !request.mobile && request.location === undefined &&
+  request.profile === undefined && !request.skipTlsVerification && request.blockAds !== false
+
+/** The request a spare is made for: default options, no page yet. */
+const spareRequest: BrowserRequest = { url: "about:blank", skipTlsVerification: false, mobile: false, waitFor: 0, actions: [] }
+/** How long making a spare may take. */
+const SPARE_DEADLINE_MS = 30_000
 
 /** What a failed main navigation was, from Chromium's net error and what the proxy refused. */
 const navigationFailure = (run: Run, proxy: GuardProxy, failedUrl: string | undefined) => (error: unknown): ScrapeError => {
@@ -222,7 +244,9 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
       const idle = current
       if (idle === undefined || active > 0 || Date.now() - lastUsed < idleMs) return Effect.void
       current = undefined
-      return probe(() => idle.close(), undefined)
+      const old = spare
+      spare = undefined
+      return Effect.andThen(old === undefined ? Effect.void : discard(old), probe(() => idle.close(), undefined))
     }))
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Math.min(idleMs, 30_000)), stopIfIdle)))
 
@@ -255,7 +279,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         })
     ))
 
-    const contextOptions = (request: BrowserRequest, launched: Browser): { options: BrowserContextOptions; cookies: ReturnType<typeof splitCookies>["cookies"] } => {
+    const contextOptions = (request: BrowserRequest, launched: Browser): { options: BrowserContextOptions & { userAgent: string }; cookies: ReturnType<typeof splitCookies>["cookies"] } => {
       const device = request.mobile ? mobileOptions(launched.version()) : desktopOptions(launched.version())
       const place = request.location === undefined ? undefined : placeOptions(request.location)
       const { cookies, rest } = splitCookies(request.headers ?? {}, request.url)
@@ -268,7 +292,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
           ...device,
           locale: "en-US",
           ...place?.options,
-          ...(userAgent === undefined ? {} : { userAgent }),
+          userAgent: userAgent ?? (device.userAgent as string),
           extraHTTPHeaders: headers,
           ignoreHTTPSErrors: request.skipTlsVerification,
           serviceWorkers: "block",
@@ -278,7 +302,8 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
       }
     }
 
-    const openContext = (run: Run, request: BrowserRequest) =>
+    /** The request's context; the ad-block route judges a request with no frame URL against `source.url`. */
+    const openContext = (run: Run, request: BrowserRequest, source: { url: string }) =>
       Effect.acquireRelease(
         Effect.gen(function*() {
           const { options: contextOpts, cookies } = contextOptions(request, run.browser)
@@ -294,16 +319,83 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
               const frame = probeSync(() => sent.frame())
               // The page's own document is what was asked for, whatever the lists say of its host.
               if (sent.isNavigationRequest() && frame?.parentFrame() === null) return route.fallback()
-              const source = frame?.url() ?? ""
-              return blocker.blocks(sent.url(), sent.resourceType(), source.startsWith("http") ? source : request.url)
+              const frameUrl = frame?.url() ?? ""
+              return blocker.blocks(sent.url(), sent.resourceType(), frameUrl.startsWith("http") ? frameUrl : source.url)
                 ? route.abort("blockedbyclient")
                 : route.fallback()
             }))
           }
-          return context
+          return { context, userAgent: contextOpts.userAgent }
         }),
-        (context: BrowserContext) => probe(() => context.close(), undefined)
+        ({ context }) => probe(() => context.close(), undefined)
       )
+
+    /**
+     * The request's context with its page and CDP session, the user agent and Accept-Language set.
+     * The user agent is the one the context was given (asking the page for it cost a round trip
+     * into a renderer that had not run a script yet).
+     */
+    const prepare = (run: Run, request: BrowserRequest) =>
+      Effect.gen(function*() {
+        const source = { url: request.url }
+        const { context, userAgent } = yield* openContext(run, request, source)
+        const page = yield* step(run, () => context.newPage())
+        // Playwright sends the locale alone as Accept-Language, over any header; send the whole list, as
+        // the fetch engine does. Chromium weighs the tags itself (0.1 less each, as AcceptLanguage.ts does).
+        const acceptLanguage = acceptLanguageOf(request).split(",").map((tag) => tag.split(";")[0].trim()).filter((tag) => tag !== "").join(",")
+        const session = yield* step(run, async () => {
+          const session = await context.newCDPSession(page)
+          await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage })
+          return session
+        })
+        return { context, page, session, source }
+      })
+    type Prepared = Effect.Success<ReturnType<typeof prepare>>
+
+    // The spare: made in its own scope (it outlives the fiber that makes it), closed by the render that takes it.
+    const useSpares = options.spareContext !== false
+    const layerScope = yield* Effect.scope
+    interface Spare { readonly browser: Browser; readonly fiber: Fiber.Fiber<{ readonly prepared: Prepared; readonly scope: Scope.Closeable }, ScrapeError> }
+    let spare: Spare | undefined
+    const makeSpare = (launched: Browser) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const run: Run = { browser: launched, deadline: Date.now() + SPARE_DEADLINE_MS, url: spareRequest.url }
+        const prepared = yield* prepare(run, spareRequest).pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+        return { prepared, scope }
+      })
+    /** Closes a spare nobody will use (its browser gone or stopped), off the caller's path. */
+    const discard = (old: Spare) =>
+      Effect.forkIn(
+        Effect.flatMap(Effect.exit(Fiber.join(old.fiber)), (exit) => (Exit.isSuccess(exit) ? Scope.close(exit.value.scope, Exit.void) : Effect.void)),
+        layerScope
+      )
+    /** Starts the next spare when there is none and the browser runs. */
+    const refill = Effect.suspend(() => {
+      const launched = current
+      if (!useSpares || spare !== undefined || launched === undefined || !launched.isConnected()) return Effect.void
+      return Effect.flatMap(Effect.forkIn(makeSpare(launched), layerScope), (fiber) => {
+        const made = { browser: launched, fiber }
+        if (spare === undefined) {
+          spare = made
+          return Effect.void
+        }
+        return Effect.asVoid(discard(made))
+      })
+    })
+    /** The spare for this browser, once made; undefined when there is none or it did not come up. */
+    const takeSpare = (launched: Browser) =>
+      Effect.suspend(() => {
+        const taken = spare
+        spare = undefined
+        if (taken === undefined) return Effect.succeed(undefined)
+        if (taken.browser !== launched) return Effect.as(discard(taken), undefined)
+        return Effect.flatMap(Effect.exit(Fiber.join(taken.fiber)), (exit) => {
+          if (Exit.isFailure(exit)) return Effect.succeed(undefined)
+          if (launched.isConnected() && !exit.value.prepared.page.isClosed()) return Effect.succeed(exit.value)
+          return Effect.as(Scope.close(exit.value.scope, Exit.void), undefined)
+        })
+      })
 
     /** Renders the page with its viewer documents kept as they came (`DocumentCapture.ts`); the keeping stops with the render. */
     const renderPage = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
@@ -378,8 +470,8 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         }
       })
 
-    /** Opens a context and renders `request` in it; the context stays open until the calling scope closes. */
-    const replay = (request: BrowserRequest, deadline: number) =>
+    /** Opens a context (or takes the spare, when `spareAllowed`) and renders `request` in it; the context stays open until the calling scope closes. */
+    const replay = (request: BrowserRequest, deadline: number, spareAllowed: boolean) =>
       Effect.gen(function*() {
         const invalid = invalidHeaders(request.headers)
         if (invalid.length > 0) {
@@ -404,17 +496,11 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         }))
         const launched = yield* browser
         const run: Run = { browser: launched, deadline, url: request.url }
-        const context = yield* openContext(run, request)
-        const page = yield* step(run, () => context.newPage())
-        // Playwright sends the locale alone as Accept-Language, over any header; send the whole list, as
-        // the fetch engine does. Chromium weighs the tags itself (0.1 less each, as AcceptLanguage.ts does).
-        const acceptLanguage = acceptLanguageOf(request).split(",").map((tag) => tag.split(";")[0].trim()).filter((tag) => tag !== "").join(",")
-        const userAgent = yield* step(run, () => page.evaluate("navigator.userAgent") as Promise<string>)
-        const session = yield* step(run, async () => {
-          const session = await context.newCDPSession(page)
-          await session.send("Emulation.setUserAgentOverride", { userAgent, acceptLanguage })
-          return session
-        })
+        const taken = spareAllowed && useSpares && takesSpare(request) ? yield* takeSpare(launched) : undefined
+        if (taken !== undefined) yield* Effect.addFinalizer(() => Scope.close(taken.scope, Exit.void))
+        const prepared = taken === undefined ? yield* prepare(run, request) : taken.prepared
+        prepared.source.url = request.url
+        const { context, page, session } = prepared
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
         const blocker = request.blockAds === false ? undefined : yield* adBlocker
         const rendered = yield* renderPage(page, session, run, request, blocker).pipe(
@@ -426,15 +512,17 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
       })
 
     const render = (request: BrowserRequest, deadline: number): Effect.Effect<BrowserPage, ScrapeError> =>
-      Effect.map(replay(request, deadline), ({ rendered }) => rendered).pipe(
+      Effect.map(replay(request, deadline, true), ({ rendered }) => rendered).pipe(
         Effect.scoped,
+        // The next render's context is made once this one is closed (not beside it: on few cores they would compete).
+        Effect.ensuring(refill),
         pages.withPermit,
         Effect.withSpan("BrowserEngine.render", { attributes: { url: request.url } })
       )
 
     /** An interact session's page: the replay takes a render slot; the open context counts against the session limit instead. */
     const openSession: OpenSession = (request, deadline) =>
-      Effect.map(replay(request, deadline), ({ page, context }) => ({ page, context })).pipe(
+      Effect.map(replay(request, deadline, false), ({ page, context }) => ({ page, context })).pipe(
         pages.withPermit,
         Effect.withSpan("BrowserEngine.openSession", { attributes: { url: request.url } })
       )

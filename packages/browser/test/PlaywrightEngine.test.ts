@@ -74,6 +74,11 @@ beforeAll(async () => {
     "/sw.js": (_q, r) => r.writeHead(200, { "content-type": "text/javascript" }).end(`self.addEventListener("fetch", () => {})`),
     "/geolocation": geolocationPage,
     "/headers": (q, r) => r.writeHead(200, { "content-type": "text/html" }).end(html(`<p id="h">${q.headers["accept-language"]}|${q.headers["x-test"]}|${q.headers.cookie}</p>`)),
+    // What an earlier render left behind, as the page and the server see it; then it leaves its own.
+    "/storage": (q, r) => r.writeHead(200, { "content-type": "text/html", "set-cookie": "served=left-behind; Max-Age=3600" }).end(html(`<p id="seen">pending</p><script>
+      document.getElementById("seen").textContent = "seen " + (localStorage.getItem("mark") ?? "none") + "|" + (sessionStorage.getItem("mark") ?? "none") + "|" + (document.cookie || "none") + "|${q.headers.cookie ?? "none"}"
+      localStorage.setItem("mark", "left-behind"); sessionStorage.setItem("mark", "left-behind"); document.cookie = "mark=left-behind; max-age=3600"
+    </script>`)),
     "/slow-forever": (request) => {
       hanging++
       request.socket.once("close", () => hangingClosed++)
@@ -188,6 +193,14 @@ describe("PlaywrightEngine", () => {
     expect(text(own.body)).toContain(`<p id="h">fr-CH,fr;q=0.9|undefined|undefined</p>`)
     const plain = await render({ url: `${site.url}/headers` })
     expect(text(plain.body)).toContain(`<p id="h">en-US,en;q=0.9|undefined|undefined</p>`)
+  })
+
+  it("keeps renders apart: cookies and storage one page leaves are not seen by the next (spare contexts included)", async () => {
+    for (let i = 0; i < 3; i++) {
+      const page = await render({ url: `${site.url}/storage` })
+      // The page's own cookie from its response, and nothing else: no storage, no earlier cookie, none sent.
+      expect(text(page.body)).toContain(`<p id="seen">seen none|none|served=left-behind|none</p>`)
+    }
   })
 
   it("closes the page when its render is interrupted (the request's budget ran out upstream)", async () => {

@@ -62,13 +62,22 @@ export const makeDocument = (seed: number, families: ReadonlyArray<string>): Doc
   const leading = 1.15 + int(0, 8) / 20
   const side = int(14, 30) * MM
   const margin = { top: int(18, 32) * MM, right: side, bottom: int(18, 30) * MM, left: chance(0.8) ? side : side + int(0, 10) * MM }
-  const headingScale = 1.15 + int(0, 6) / 10
+  // A quarter of documents set their headings bold at the body size (only weight and space mark them).
+  const headingScale = chance(0.25) ? 1 : 1.15 + int(0, 6) / 10
   const numbered = chance(0.5)
   const upper = chance(0.15)
   const justify = chance(0.5)
   const indent = chance(0.4)
   const paraGap = indent ? int(0, 3) : int(4, 10)
-  const tableStyle = pick(["grid", "rules", "plain", "zebra"] as const)
+  const tableStyle = pick(["grid", "rules", "plain", "zebra", "rows"] as const)
+  // Footnotes: marker, rule above, size, and whether they come at all (several styles, as in real papers).
+  const fnMarker = pick(["sup", "sup", "dot", "symbol", "bracket"] as const)
+  const fnRule = chance(0.6)
+  const fnSize = Math.max(6.5, size - pick([1, 1.5, 2, 2.5]))
+  const fnChance = pick([0.1, 0.2, 0.35])
+  // Display formulas in a math font, or in the body font's italic (no math font to give them away).
+  const formulaFont = chance(0.6) ? `"DejaVu Math TeX Gyre", "${body}"` : `"${body}"`
+  const formulaItalic = formulaFont === `"${body}"` || chance(0.2)
 
   const css = `
     body { margin: 0; font-family: "${body}"; font-size: ${size}pt; line-height: ${leading}; color: #111; }
@@ -89,16 +98,18 @@ export const makeDocument = (seed: number, families: ReadonlyArray<string>): Doc
     td, th { padding: ${int(1, 4)}px ${int(4, 10)}px; text-align: left; ${tableStyle === "grid" ? "border: 0.8px solid #333;" : ""} }
     ${tableStyle === "rules" ? "table { border-top: 1.2px solid #000; border-bottom: 1.2px solid #000; } thead th { border-bottom: 0.8px solid #000; }" : ""}
     ${tableStyle === "zebra" ? "tbody tr:nth-child(odd) td { background: #e8e8ee; } thead th { background: #ccd; }" : ""}
+    ${tableStyle === "rows" ? "tr { border-bottom: 0.5px solid #999; } thead th { font-weight: 400; font-style: italic; }" : ""}
     td.n { text-align: right; }
     figure { margin: ${int(6, 12)}px 0; text-align: center; }
     figure img, figure svg { display: block; margin: 0 auto; }
     .caption { font-size: ${size - pick([0, 0.5, 1])}pt; margin: ${int(3, 8)}px 0 ${int(6, 10)}px; text-align: ${pick(["left", "center", "justify"])}; text-indent: 0; font-style: ${chance(0.3) ? "italic" : "normal"}; }
     pre { font-family: "${monoFont}"; font-size: ${size - pick([1, 1.5, 2])}pt; line-height: 1.25; margin: ${int(4, 10)}px 0; white-space: pre; overflow: hidden;
       ${chance(0.5) ? `background: #f0f0f0; padding: ${int(3, 8)}px;` : ""} ${chance(0.3) ? "border-left: 2px solid #888; padding-left: 6px;" : ""} }
-    .formula { text-align: center; margin: ${int(6, 12)}px 0; font-family: "DejaVu Math TeX Gyre", "${body}"; text-indent: 0; }
+    .formula { text-align: ${chance(0.8) ? "center" : "left"}; margin: ${int(6, 12)}px 0; font-family: ${formulaFont}; font-style: ${formulaItalic ? "italic" : "normal"}; text-indent: 0; }
     .formula .eqn { float: right; font-family: "${body}"; }
-    .fn { font-size: ${Math.max(6.5, size - 2)}pt; line-height: 1.2; margin: 2px 0 0; text-indent: 0; text-align: left; }
-    .fns { border-top: 0.6px solid #555; padding-top: 3px; }
+    .fn { font-size: ${fnSize}pt; line-height: 1.2; margin: 2px 0 0; text-indent: ${chance(0.3) ? int(6, 14) : 0}px; text-align: ${chance(0.3) ? "justify" : "left"}; }
+    .fns { padding-top: 2px; }
+    ${fnRule ? `.fns::before { content: ""; display: block; width: ${pick(["100%", "33%", "20%"])}; border-top: 0.6px solid #555; margin-bottom: 3px; }` : ""}
     .hd, .ft { position: absolute; left: ${margin.left}px; right: ${margin.right}px; font-size: ${Math.max(7, size - int(1, 3))}pt; line-height: 1.2; display: flex; justify-content: space-between; color: ${pick(["#111", "#444", "#666"])}; }
     .hd { top: ${Math.max(8 * MM, margin.top - int(10, 16) * MM)}px; ${chance(0.4) ? "border-bottom: 0.6px solid #777; padding-bottom: 2px;" : ""} ${chance(0.4) ? "font-style: italic;" : ""} }
     .ft { bottom: ${Math.max(6 * MM, margin.bottom - int(8, 14) * MM)}px; }
@@ -210,12 +221,29 @@ export const makeDocument = (seed: number, families: ReadonlyArray<string>): Doc
 
   const number = pick(["{page}", "{page}", "Page {page}", "Page {page} of {pages}", "– {page} –", "{page}/{pages}"])
   const pageNo = `<span data-label="page_number">${number}</span>`
-  const runText = (label: string) => `<span data-label="${label}">${esc(pick([shortTitle, docTitle, f.company.name(), `${cap(f.lorem.words(2))}, Vol. ${int(1, 40)}, No. ${int(1, 12)}`]))}</span>`
+  // Running text, and the stamps real PDFs carry at their edges: copyright and licence lines,
+  // download stamps, preprint and revision lines, URLs and DOIs.
+  const date = () => f.date.between({ from: "2001-01-01", to: "2026-01-01" }).toISOString().slice(0, 10)
+  const stamp = () => pick([
+    `© ${int(1995, 2026)} ${f.company.name()}. All rights reserved.`,
+    `Downloaded from ${f.internet.url()} on ${date()}`,
+    `Preprint submitted to ${cap(f.lorem.words(2))} ${cap(f.lorem.word())}`,
+    `Rev. ${int(1, 9)}.${int(0, 9)} – ${date()}`,
+    `doi:10.${int(1000, 9999)}/${f.string.alphanumeric(6)}`,
+    `${f.internet.url()}`,
+    `This work is licensed under a Creative Commons Attribution ${pick(["4.0", "3.0"])} License.`
+  ])
+  const runText = (label: string) => `<span data-label="${label}">${esc(chance(0.25) ? stamp() : pick([shortTitle, docTitle, f.company.name(), `${cap(f.lorem.words(2))}, Vol. ${int(1, 40)}, No. ${int(1, 12)}`]))}</span>`
   const style = int(0, 5)
   const header = style === 0 ? null : style === 1 ? runText("page_header") : style === 2 ? `${runText("page_header")}${pageNo}` : style === 3 ? `${pageNo}${runText("page_header")}` : chance(0.5) ? runText("page_header") : null
   const footer = style === 2 || style === 3 ? (chance(0.4) ? runText("page_footer") : null) : chance(0.8) ? (chance(0.4) ? `${runText("page_footer")}${pageNo}` : pageNo) : null
+  let noteNumber = 0
+  const noteMark = () => {
+    noteNumber++
+    return fnMarker === "sup" ? `<sup>${noteNumber}</sup>` : fnMarker === "dot" ? `${noteNumber}.` : fnMarker === "bracket" ? `[${noteNumber}]` : ["*", "†", "‡", "§"][(noteNumber - 1) % 4]
+  }
   const footnotes = Array.from({ length: 8 }, () =>
-    chance(0.2) ? Array.from({ length: int(1, 2) }, (_, i) => `<p class="fn" data-label="footnote"><sup>${i + 1}</sup> ${esc(sentence())}</p>`) : [])
+    chance(fnChance) ? Array.from({ length: int(1, 3) }, () => `<p class="fn" data-label="footnote">${noteMark()} ${esc(chance(0.3) ? paragraph(2, 3) : sentence())}</p>`) : [])
 
   return {
     seed, pageWidth, pageHeight, paper, margin, columns, columnGap: int(5, 10) * MM, css, front, flow, header, footer, footnotes,

@@ -16,6 +16,8 @@ import { dropCallsToAction } from "./MainContentCalls.ts"
 import { dropReferenceSections } from "./MainContentHeadings.ts"
 import { REVIEWS, isMarkedHidden } from "./MainContentPatterns.ts"
 import { type PathFeatures, pathFeatures, preferBlocks } from "./MainContentChoice.ts"
+import { type PickPath, pageTitle } from "./MainContentBlocks.ts"
+import { pruneWithModel } from "./MainContentLearned.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
 export type { PathFeatures } from "./MainContentChoice.ts"
@@ -35,6 +37,11 @@ export interface MainContentOptions {
   readonly path?: "article" | "blocks"
   /** Told the features of the article/multi-block choice when the page needed one (benchmarks). */
   readonly onChoice?: (features: PathFeatures) => void
+  /**
+   * Drop the pick's blocks the learned block model (models/main-content) scores as boilerplate
+   * (default true; false gives the rules' pick, which the model's training data is made of).
+   */
+  readonly learned?: boolean
 }
 
 interface Attempt {
@@ -213,8 +220,14 @@ const dropLinkFarms = (content: Root, stats: StatsTable, total: number): Root =>
 export const extractMainContent = (root: Root, options?: MainContentOptions): Root => {
   const hints = options?.hints ?? readHints(root, options?.url)
   const page = analysePage(root, hints.noscript)
-  const picked = pickContent(page, hints, options)
-  return neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked))), page)
+  let path: PickPath = "other"
+  const picked = pickContent(page, hints, options, (p) => (path = p))
+  const content = neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked))), page)
+  if (options?.learned === false) return content
+  const pruned = pruneWithModel(content, { title: pageTitle(page.body), path, kind: hints.kind, stats: page.stats })
+  if (pruned === content) return content
+  // a prune that leaves (almost) nothing is the model's mistake, not the page's
+  return hasSubstance(pruned, page.stats, Math.min(TINY_CHARS, page.chars * TINY_SHARE)) ? pruned : content
 }
 
 /**
@@ -285,7 +298,7 @@ const dropReviews = (content: Root): Root => {
   })
 }
 
-const pickContent = (page: Page, hints: PageHints, options: MainContentOptions | undefined): Root => {
+const pickContent = (page: Page, hints: PageHints, options: MainContentOptions | undefined, onPath: (path: PickPath) => void): Root => {
   // forum threads: every post is content, so keep the page minus chrome, comments included
   if (hints.kind === "forum") return boilerplateOnlyContent(page, true, true)
   const article = singleNodeContent(page)
@@ -296,8 +309,9 @@ const pickContent = (page: Page, hints: PageHints, options: MainContentOptions |
     // blocks (listings, service pages, card grids), so keep them all
     const features = pathFeatures(article, blocks, page.stats, hints.kind)
     options?.onChoice?.(features)
-    if (options?.path !== undefined) return options.path === "blocks" ? blocks : article
-    return preferBlocks(features) ? blocks : article
+    const path = options?.path ?? (preferBlocks(features) ? "blocks" : "article")
+    onPath(path)
+    return path === "blocks" ? blocks : article
   }
   // too little survived: keep the page minus its chrome rather than (almost) nothing
   const fallback = boilerplateOnlyContent(page, true)

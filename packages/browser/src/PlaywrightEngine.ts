@@ -11,7 +11,8 @@
  *
  * A render with default options (desktop, no location, headers, profile or TLS exemption, ads
  * blocked: the automatic choice's renders) takes a spare context made ahead of it, with its page,
- * CDP session and user agent already set up; the next spare is made once a render ends. A spare
+ * CDP session and user agent already set up; the next spare is made while that render's page
+ * settles after its navigation (or once it ends, when it never got there). A spare
  * serves one render and is closed with it, as a new context would be, so nothing a page stores
  * reaches another request. bench/browser/phases.ts measured that set-up at ~650 ms of the ~1.6 s
  * of a render at 1 at a time (new page ~470 ms, user agent and CDP session ~155 ms, context
@@ -398,14 +399,14 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
       })
 
     /** Renders the page with its viewer documents kept as they came (`DocumentCapture.ts`); the keeping stops with the render. */
-    const renderPage = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
+    const renderPage = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, navigated: Effect.Effect<void>): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.acquireUseRelease(
         probe(() => captureDocuments(session), undefined),
-        (capture) => renderCaptured(page, run, request, blocker, capture),
+        (capture) => renderCaptured(page, run, request, blocker, capture, navigated),
         (capture) => Effect.sync(() => capture?.stop())
       )
 
-    const renderCaptured = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, capture: DocumentCapture | undefined): Effect.Effect<BrowserPage, ScrapeError> =>
+    const renderCaptured = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, capture: DocumentCapture | undefined, navigated: Effect.Effect<void>): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.gen(function*() {
         const first = trackTab(page)
         const network = first.network
@@ -433,6 +434,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         const response = navigation.response
         const refused = proxyAnswer(response, request.url)
         if (refused !== undefined) return yield* Effect.fail(refused)
+        yield* navigated
         yield* settle(page, network, SMART_WAIT_MAX_MS, run.deadline, 0, tuning)
         if (request.waitFor > 0) yield* Effect.sleep(Math.min(request.waitFor, remaining(run)))
         // Consent banners go before the actions (they cover what a click aims at) and again after them.
@@ -503,7 +505,9 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         const { context, page, session } = prepared
         const gone = Effect.promise(() => exited.get(launched) ?? new Promise<void>(() => {})).pipe(Effect.andThen(Effect.fail(crashed(run))))
         const blocker = request.blockAds === false ? undefined : yield* adBlocker
-        const rendered = yield* renderPage(page, session, run, request, blocker).pipe(
+        // The next spare is made while this page settles (the wait is mostly idle): made after the render,
+        // a request right behind this one found it half made and waited for it.
+        const rendered = yield* renderPage(page, session, run, request, blocker, spareAllowed ? refill : Effect.void).pipe(
           // A failure that raced Chromium's exit is the crash.
           Effect.mapError((error) => (launched.isConnected() ? error : failureOf(run, error))),
           Effect.raceFirst(gone)
@@ -514,7 +518,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     const render = (request: BrowserRequest, deadline: number): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.map(replay(request, deadline, true), ({ rendered }) => rendered).pipe(
         Effect.scoped,
-        // The next render's context is made once this one is closed (not beside it: on few cores they would compete).
+        // And once it is closed, when none was made during the wait (a download, a failure before it).
         Effect.ensuring(refill),
         pages.withPermit,
         Effect.withSpan("BrowserEngine.render", { attributes: { url: request.url } })

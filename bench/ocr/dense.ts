@@ -28,17 +28,23 @@ const option = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined
 }
 const ROUNDS = Number(option("--rounds") ?? 1)
+/** The results' file name (bench/results/<name>.json and .md). */
+const NAME = option("--name") ?? "ocr-dense"
 
 interface Variant {
   readonly engine: TesseractEngine.TesseractOptions
-  /** The render resolution the reader asks for (the engine's `preferredDpi`); default the engine's own. */
-  readonly dpi?: number
   readonly note: string
 }
 
 const VARIANTS: Record<string, Variant> = {
-  baseline: { engine: {}, note: "as shipped before issue 17: best_int, PSM auto, 300 dpi" }
+  baseline: { engine: {}, note: "as shipped before issue 17: best_int LSTM, PSM auto, 300 dpi, inverted retry on" },
+  "no-invert": { engine: { invert: false }, note: "300 dpi, tessedit_do_invert=0" },
+  "dpi-250": { engine: { dpi: 250 }, note: "the scan resized to 250 dpi (lanczos3) by the reader" },
+  "dpi-200": { engine: { dpi: 200 }, note: "the scan resized to 200 dpi" },
+  "dpi-200-no-invert": { engine: { dpi: 200, invert: false }, note: "200 dpi and tessedit_do_invert=0" },
+  legacy: { engine: { recogniser: "legacy" }, note: "tesseract's legacy classifier (OEM 0, the 4.0.0 file), 300 dpi" }
 }
+const CONDITIONS = (option("--conditions") ?? "clean,scanned,harsh").split(",")
 
 /** Markdown syntax and layout whitespace out, so only the words and their order count. */
 const plain = (text: string): string =>
@@ -59,6 +65,8 @@ interface Row {
   readonly cerByPage: ReadonlyArray<number>
   readonly wallSecondsPerPage: number
   readonly cpuSecondsPerPage: number
+  /** Of which the main thread's: pdf.js, scan extraction, orientation, layout (the rest is the tesseract thread). */
+  readonly mainCpuSecondsPerPage: number
   readonly loadAverage: number
 }
 
@@ -67,7 +75,12 @@ const buildSets = async () => {
   const clean = await renderAll(bytes, 300)
   // A decent office scanner: light noise and blur, a small skew, JPEG q75.
   const scanned = await Promise.all(clean.map((g, i) => degrade(g, { noise: 12, blur: 0.5, rotate: i % 2 === 0 ? 0.8 : -0.6, jpeg: 75 }, i + 3)))
-  return { pages, sets: [{ condition: "clean", pdf: await imageA4Pdf(clean) }, { condition: "scanned", pdf: await imageA4Pdf(scanned) }] }
+  // A bad photocopy, as in bench/ocr/run.ts: heavy noise, stronger blur and skew, JPEG q35.
+  const harsh = CONDITIONS.includes("harsh")
+    ? await Promise.all(clean.map((g, i) => degrade(g, { noise: 45, blur: 1.3, rotate: i % 2 === 0 ? -3 : 2, jpeg: 35 }, i + 7)))
+    : []
+  const all = { clean, scanned, harsh }
+  return { pages, warm: await imageA4Pdf(clean.slice(0, 1)), sets: await Promise.all(CONDITIONS.map(async (condition) => ({ condition, pdf: await imageA4Pdf(all[condition as keyof typeof all]) }))) }
 }
 
 const readOnce = (engine: OcrEngine["Service"], pdf: Uint8Array, truth: ReadonlyArray<DensePage>) =>
@@ -75,28 +88,30 @@ const readOnce = (engine: OcrEngine["Service"], pdf: Uint8Array, truth: Readonly
     const reader = pdfReaderWith({ layout: heuristicLayout(heuristicTables), readingOrder: heuristicReadingOrder, ocr: engine })
     const t0 = performance.now()
     const c0 = process.cpuUsage()
+    const m0 = process.threadCpuUsage()
     const result = yield* reader.read({ bytes: pdf, format: "pdf", options: { mode: "ocr", deadline: Date.now() + 600_000 } })
     const pages = Array.from(yield* Stream.runCollect(result.pages))
     const c1 = process.cpuUsage(c0)
+    const m1 = process.threadCpuUsage(m0)
     const wall = (performance.now() - t0) / 1000
     const cerByPage = pages.map((p, i) => characterErrorRate(plain(truth[i].text), plain(p.blocks.map((b) => b.content).join("\n"))))
-    return { wall, cpu: (c1.user + c1.system) / 1e6, cerByPage, pages: pages.length }
+    return { wall, cpu: (c1.user + c1.system) / 1e6, mainCpu: (m1.user + m1.system) / 1e6, cerByPage, pages: pages.length }
   })
 
 const main = async () => {
   const names = (option("--variants") ?? Object.keys(VARIANTS).join(",")).split(",")
-  const { pages, sets } = await buildSets()
+  const { pages, warm, sets } = await buildSets()
   const startLoad = loadavg()[0]
-  const acc = new Map<string, { wall: number; cpu: number; cer: Array<number>; runs: number; load: number }>()
+  const acc = new Map<string, { wall: number; cpu: number; mainCpu: number; cer: Array<number>; runs: number; load: number }>()
   await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const engines: Record<string, OcrEngine["Service"]> = {}
     for (const name of names) {
       const v = VARIANTS[name]
       if (v === undefined) throw new Error(`unknown variant ${name}`)
       const engine = yield* TesseractEngine.make(v.engine)
-      engines[name] = v.dpi === undefined ? engine : { ...engine, preferredDpi: v.dpi }
+      engines[name] = engine
       // Warm-up: the first page pays for loading the traineddata.
-      yield* readOnce(engines[name], sets[0].pdf, pages).pipe(Effect.asVoid)
+      yield* readOnce(engines[name], warm, pages).pipe(Effect.asVoid)
     }
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? names : [...names].reverse()
@@ -104,15 +119,16 @@ const main = async () => {
         for (const name of order) {
           const r = yield* readOnce(engines[name], pdf, pages)
           const key = `${name}\u0000${condition}`
-          const a = acc.get(key) ?? { wall: 0, cpu: 0, cer: pages.map(() => 0), runs: 0, load: 0 }
+          const a = acc.get(key) ?? { wall: 0, cpu: 0, mainCpu: 0, cer: pages.map(() => 0), runs: 0, load: 0 }
           a.wall += r.wall / r.pages
           a.cpu += r.cpu / r.pages
+          a.mainCpu += r.mainCpu / r.pages
           r.cerByPage.forEach((c, i) => (a.cer[i] += c))
           a.runs++
           a.load += loadavg()[0]
           acc.set(key, a)
           const mean = r.cerByPage.reduce((s, c) => s + c, 0) / r.pages
-          process.stderr.write(`${name} ${condition} round ${round + 1}: ${(r.wall / r.pages).toFixed(2)} s/page wall, ${(r.cpu / r.pages).toFixed(2)} CPU s/page, CER ${(mean * 100).toFixed(2)}% [${r.cerByPage.map((c) => (c * 100).toFixed(2)).join(", ")}], load ${loadavg()[0].toFixed(2)}\n`)
+          process.stderr.write(`${name} ${condition} round ${round + 1}: ${(r.wall / r.pages).toFixed(2)} s/page wall, ${(r.cpu / r.pages).toFixed(2)} CPU s/page (main thread ${(r.mainCpu / r.pages).toFixed(2)}), CER ${(mean * 100).toFixed(2)}% [${r.cerByPage.map((c) => (c * 100).toFixed(2)).join(", ")}], load ${loadavg()[0].toFixed(2)}\n`)
         }
       }
     }
@@ -129,6 +145,7 @@ const main = async () => {
       cerByPage,
       wallSecondsPerPage: a.wall / a.runs,
       cpuSecondsPerPage: a.cpu / a.runs,
+      mainCpuSecondsPerPage: a.mainCpu / a.runs,
       loadAverage: a.load / a.runs
     })
   }
@@ -145,11 +162,11 @@ const main = async () => {
   const md = [
     "# OCR on dense 300-dpi A4 scans",
     "",
-    `The issue's case: ${pages.length} A4 pages (${pages.map((p) => `${p.kind}, ${p.chars} characters`).join("; ")}), drawn with pdf-lib (bench/ocr/DensePages.ts), rendered at 300 dpi (2480x3508), clean and scanned (noise σ12, blur σ0.5, ±0.7° skew, JPEG q75), wrapped into image-only A4 PDFs and read by the PDF reader in mode \`ocr\` with one single-threaded tesseract engine: the embedded scan, orientation and deskew, tesseract, layout, tables and reading order. CER compares the blocks' text with the drawn text in reading order, markdown syntax stripped from both, so misordered blocks count too. CPU s/page is the whole process (all threads) and is the per-core cost; wall s/page is inflated by the shared machine's load. ${conditions.date}, ${conditions.cpu}, ${conditions.cores} cores, ${ROUNDS} round(s) interleaved, load average ${conditions.loadAverageAtStart} → ${conditions.loadAverageAtEnd}.`,
+    `The issue's case: ${pages.length} A4 pages (${pages.map((p) => `${p.kind}, ${p.chars} characters`).join("; ")}), drawn with pdf-lib (bench/ocr/DensePages.ts), rendered at 300 dpi (2480x3508), clean, scanned (noise σ12, blur σ0.5, ±0.7° skew, JPEG q75) and harsh (a bad photocopy: noise σ45, blur σ1.3, −3°/+2° skew, JPEG q35), wrapped into image-only A4 PDFs and read by the PDF reader in mode \`ocr\` with one single-threaded tesseract engine: the embedded scan, orientation and deskew, tesseract, layout, tables and reading order. CER compares the blocks' text with the drawn text in reading order, markdown syntax stripped from both, so misordered blocks count too. CPU s/page is the whole process (all threads) and is the per-core cost; the main thread's share is pdf.js, extracting the scan, orientation and deskew, layout and reading order, and the rest is tesseract's thread; wall s/page is inflated by the shared machine's load. ${conditions.date}, ${conditions.cpu}, ${conditions.cores} cores, ${ROUNDS} round(s) interleaved, load average ${conditions.loadAverageAtStart} → ${conditions.loadAverageAtEnd}.`,
     "",
-    "| variant | condition | CER | CER by page | CPU s/page | wall s/page | load avg |",
-    "|---|---|---:|---|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.variant} | ${r.condition} | ${pct(r.cer)} | ${r.cerByPage.map(pct).join(", ")} | ${r.cpuSecondsPerPage.toFixed(2)} | ${r.wallSecondsPerPage.toFixed(2)} | ${r.loadAverage.toFixed(1)} |`),
+    "| variant | condition | CER | CER by page | CPU s/page | of which main thread | wall s/page | load avg |",
+    "|---|---|---:|---|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.variant} | ${r.condition} | ${pct(r.cer)} | ${r.cerByPage.map(pct).join(", ")} | ${r.cpuSecondsPerPage.toFixed(2)} | ${r.mainCpuSecondsPerPage.toFixed(2)} | ${r.wallSecondsPerPage.toFixed(2)} | ${r.loadAverage.toFixed(1)} |`),
     "",
     "Variants:",
     ...names.map((n) => `- ${n}: ${VARIANTS[n].note}`),
@@ -159,8 +176,8 @@ const main = async () => {
   if (args.includes("--write")) {
     const dir = new URL("../results/", import.meta.url)
     mkdirSync(dir, { recursive: true })
-    writeFileSync(new URL("ocr-dense.json", dir), JSON.stringify({ conditions, variants: Object.fromEntries(names.map((n) => [n, VARIANTS[n]])), rows }, null, 2) + "\n")
-    writeFileSync(new URL("ocr-dense.md", dir), md)
+    writeFileSync(new URL(`${NAME}.json`, dir), JSON.stringify({ conditions, variants: Object.fromEntries(names.map((n) => [n, VARIANTS[n]])), rows }, null, 2) + "\n")
+    writeFileSync(new URL(`${NAME}.md`, dir), md)
   }
 }
 

@@ -207,7 +207,7 @@ export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions 
   const engine: OcrPoolService = {
     ...OcrEngine.of({
       name,
-      preferredDpi: choice._tag === "tesseract" ? 300 : 200,
+      preferredDpi: choice._tag === "tesseract" ? choice.dpi ?? 300 : 200,
       concurrency: size,
       estimateSeconds: (pages) => throughput.estimate(pages + queued() + busy(), size),
       recognize

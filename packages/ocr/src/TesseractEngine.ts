@@ -28,6 +28,25 @@ export interface TesseractOptions {
    * 0.30% -> 0.78%; 300 dpi: 0.00% -> 0.09%).
    */
   readonly binarise?: boolean | undefined
+  /**
+   * The resolution pages are rendered at for this engine (its `preferredDpi`); default 300. On
+   * dense 300-dpi A4 scans (bench/results/ocr-dense-confirm.md) 200 costs 12-17% less CPU with
+   * the same CER, but on sparse harsh pages it raised CER 0.00% -> 0.14% (bench/results/ocr.md),
+   * so 300 stays the default.
+   */
+  readonly dpi?: number | undefined
+  /**
+   * Tesseract's second look at lines that read poorly, inverted (white on dark); default on.
+   * Off saved nothing measurable on dense A4 (5.51 vs 5.91 CPU s a page, inside the noise) and
+   * loses white-on-dark text.
+   */
+  readonly invert?: boolean | undefined
+  /**
+   * `lstm` (default) or `legacy`: tesseract's pre-LSTM character classifier, which only the
+   * `fast` file (4.0.0) carries; picking it implies that file. On dense A4 it was 31% cheaper
+   * on a good scan but 40% dearer and 3x the CER (0.09% -> 0.29%) on a bad photocopy.
+   */
+  readonly recogniser?: "lstm" | "legacy" | undefined
 }
 
 const ENGINE = "tesseract"
@@ -38,8 +57,8 @@ const require = createRequire(import.meta.url)
 export const tesseractLangPath = (variant: "best_int" | "fast"): string =>
   join(dirname(require.resolve("@tesseract.js-data/eng/package.json")), variant === "best_int" ? "4.0.0_best_int" : "4.0.0")
 
-const startWorker = async (variant: "best_int" | "fast", cachePath: string): Promise<Worker> => {
-  const worker = await createWorker("eng", OEM.LSTM_ONLY, {
+const startWorker = async (variant: "best_int" | "fast", cachePath: string, options: TesseractOptions): Promise<Worker> => {
+  const worker = await createWorker("eng", options.recogniser === "legacy" ? OEM.TESSERACT_ONLY : OEM.LSTM_ONLY, {
     langPath: tesseractLangPath(variant),
     gzip: true,
     cachePath,
@@ -51,7 +70,8 @@ const startWorker = async (variant: "best_int" | "fast", cachePath: string): Pro
   })
   await worker.setParameters({
     tessedit_pageseg_mode: PSM.AUTO,
-    preserve_interword_spaces: "0"
+    preserve_interword_spaces: "0",
+    tessedit_do_invert: options.invert === false ? "0" : "1"
   })
   return worker
 }
@@ -85,11 +105,11 @@ const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x))
 
 /** Builds the engine; the worker lives until the surrounding scope closes. */
 export const make = Effect.fn("TesseractEngine.make")(function*(options: TesseractOptions = {}) {
-  const variant = options.variant ?? "best_int"
+  const variant = options.recogniser === "legacy" ? "fast" : options.variant ?? "best_int"
   const cachePath = mkdtempSync(join(tmpdir(), "strata-tesseract-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(cachePath, { recursive: true, force: true })))
   let worker: Worker | undefined = yield* Effect.tryPromise({
-    try: () => startWorker(variant, cachePath),
+    try: () => startWorker(variant, cachePath, options),
     catch: (cause) =>
       new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not start: ${String(cause)}` }) })
   })
@@ -102,7 +122,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
   const ensureWorker = Effect.tryPromise({
     try: async () => {
       if (worker === undefined) {
-        worker = await startWorker(variant, cachePath)
+        worker = await startWorker(variant, cachePath, options)
         lastDpi = undefined
       }
       return worker
@@ -166,7 +186,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
 
   return OcrEngine.of({
     name: ENGINE,
-    preferredDpi: 300,
+    preferredDpi: options.dpi ?? 300,
     concurrency: 1,
     estimateSeconds: (pages) => throughput.estimate(pages, 1),
     recognize

@@ -59,6 +59,17 @@ describe("OCR engines", () => {
       }), 60_000)
   })
 
+  layer(TesseractEngine.layer({ recogniser: "legacy", dpi: 200, invert: false }), { timeout: 60_000 })("tesseract, speed options", (it) => {
+    it.effect("the legacy recogniser reads a clean scan, and the engine asks for pages at its dpi", () =>
+      Effect.gen(function*() {
+        const { truth, pages } = yield* fixture
+        const engine = yield* OcrEngine
+        assert.strictEqual(engine.preferredDpi, 200)
+        const r = yield* engine.recognize(image(pages[0]), { dpi: 300 })
+        assert.isAtMost(characterErrorRate(truth, text(r)), 0.02)
+      }), 60_000)
+  })
+
   layer(PaddleEngine.layer({ threads: 2 }), { timeout: 60_000 })("paddle", (it) => {
     it.effect("reads a clean scan within the error bound", () =>
       Effect.gen(function*() {

@@ -10,7 +10,7 @@ import { PDFDocument, rgb, StandardFonts } from "pdf-lib"
 import type { PDFFont, PDFPage } from "pdf-lib"
 import type { Gray } from "../../packages/ocr/src/ImageOps.ts"
 import { graySharp } from "../../packages/ocr/src/ImageOps.ts"
-import { prng } from "../../packages/ocr/test/support/SyntheticPages.ts"
+import { prng, wrap } from "../../packages/ocr/test/support/SyntheticPages.ts"
 
 export const A4: [number, number] = [595.28, 841.89]
 
@@ -32,20 +32,6 @@ const sentence = (rand: () => number): string => {
   if (rand() < 0.15) words.splice(1 + Math.floor(rand() * (n - 1)), 0, `(${Math.floor(rand() * 90) + 10}%)`)
   const s = words.join(" ")
   return s[0].toUpperCase() + s.slice(1) + (rand() < 0.2 ? ";" : ".")
-}
-
-const wrap = (text: string, font: PDFFont, size: number, width: number): Array<string> => {
-  const lines: Array<string> = []
-  let line = ""
-  for (const word of text.split(" ")) {
-    const next = line === "" ? word : `${line} ${word}`
-    if (font.widthOfTextAtSize(next, size) > width && line !== "") {
-      lines.push(line)
-      line = word
-    } else line = next
-  }
-  if (line !== "") lines.push(line)
-  return lines
 }
 
 export interface DensePage {

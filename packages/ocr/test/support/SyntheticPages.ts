@@ -34,7 +34,8 @@ const sentence = (rand: () => number): string => {
   return s[0].toUpperCase() + s.slice(1) + (rand() < 0.2 ? "," : ".")
 }
 
-const wrap = (text: string, font: PDFFont, size: number, width: number): Array<string> => {
+/** Breaks `text` into lines no wider than `width` at `size` in `font` (bench/ocr/DensePages.ts uses it too). */
+export const wrap = (text: string, font: PDFFont, size: number, width: number): Array<string> => {
   const lines: Array<string> = []
   let line = ""
   for (const word of text.split(" ")) {

@@ -10,20 +10,13 @@
  * redact html too) and the store's files, whose fetch cache keeps the raw page as Firecrawl's does
  * (zero data retention is what keeps it out; ZeroDataRetention.integration.test.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import { join, relative } from "node:path"
-import { fileURLToPath } from "node:url"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { Effect } from "effect"
 import { Store } from "@strata/core"
 import { defaultCacheMaxBytes, layerSqlite, sqliteFileIn } from "@strata/store"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { tempDir } from "./support.ts"
-
-const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+import { filesIn, type PageServer, postScrape, type ServerProcess, servePages, startServerProcess, tempDir } from "./support.ts"
 
 /** The values the page holds, as written there, each valid for its detector (libphonenumber, Luhn, mod 97). */
 const values = {
@@ -42,28 +35,12 @@ const page = (path: string) =>
   `<p>Deposits are paid with the card ${values.card} or wired to IBAN ${values.iban}.</p>` +
   `</article></body></html>`
 
-let pages: Server
+let pages: PageServer
 let pagesUrl = ""
-let child: ChildProcess | undefined
+let server: ServerProcess | undefined
 let serverUrl = ""
-let output = ""
 let dataDir = ""
 let key = ""
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** Every file under `dir`, by path relative to it. */
-const filesIn = (dir: string): Array<string> =>
-  readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((name) => statSync(join(dir, name)).isFile())
-    .map((name) => relative(dir, join(dir, name)))
-    .sort()
 
 /** The store's own files (the page cache lives there); every other file of the data folder is a log or an artifact. */
 const storeFile = /^strata\.db(?:-wal|-shm|-journal)?$/
@@ -72,16 +49,13 @@ const storeFile = /^strata\.db(?:-wal|-shm|-journal)?$/
 const loggedAt = (marker: string): Array<string> => {
   const needle = Buffer.from(marker)
   const found = filesIn(dataDir).filter((name) => !storeFile.test(name) && readFileSync(join(dataDir, name)).includes(needle))
-  if (output.includes(marker)) found.push("(server output)")
+  if (server?.output().includes(marker)) found.push("(server output)")
   return found
 }
 
 beforeAll(async () => {
-  pages = createServer((request, response) => {
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page((request.url ?? "/").split("?")[0]))
-  })
-  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve))
-  pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`
+  pages = await servePages(page)
+  pagesUrl = pages.url
 
   dataDir = tempDir("strata-pii-log-")
   key = await Effect.runPromise(
@@ -92,36 +66,16 @@ beforeAll(async () => {
     }).pipe(Effect.provide(layerSqlite({ filename: sqliteFileIn(dataDir), cacheMaxBytes: defaultCacheMaxBytes })))
   )
 
-  const port = await freePort()
-  const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env
-  child = spawn(node, ["--conditions=@strata/source", bin], {
-    env: { ...base, HOST: "127.0.0.1", PORT: String(port), STRATA_ALLOW_PRIVATE_URLS: "1", STRATA_SUPERVISE: "0", STRATA_DATA_DIR: dataDir, STRATA_BROWSER: "off" },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  serverUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  while (!(await fetch(`${serverUrl}/health`).then((r) => r.ok, () => false))) {
-    if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  server = await startServerProcess(dataDir, { STRATA_BROWSER: "off" })
+  serverUrl = server.url
 }, 90_000)
 
 afterAll(async () => {
-  if (child !== undefined && child.exitCode === null) child.kill("SIGKILL")
-  pages.closeAllConnections()
-  await new Promise((resolve) => pages.close(resolve))
+  server?.stop()
+  await pages.close()
 })
 
-const scrape = async (body: Record<string, unknown>, requestId: string) => {
-  const response = await fetch(`${serverUrl}/v2/scrape`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-request-id": requestId },
-    body: JSON.stringify(body)
-  })
-  return { status: response.status, body: (await response.json()) as any }
-}
+const scrape = (body: Record<string, unknown>, requestId: string) => postScrape(serverUrl, key, body, requestId)
 
 describe("redactPII on the server process", () => {
   it("logs none of the values it found, and answers without them; without it, the markdown holds them all", async () => {

@@ -11,26 +11,18 @@
  * as a `data:` URL and writes no file to the artifact folder; the same screenshot without it is
  * a link to a file there.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import { join, relative } from "node:path"
-import { fileURLToPath } from "node:url"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { Effect } from "effect"
 import { Store } from "@strata/core"
 import { defaultCacheMaxBytes, layerSqlite, sqliteFileIn } from "@strata/store"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { tempDir } from "./support.ts"
+import { filesIn, type PageServer, postScrape, type ServerProcess, servePages, startServerProcess, tempDir } from "./support.ts"
 
-const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-
-let pages: Server
+let pages: PageServer
 let pagesUrl = ""
-let child: ChildProcess | undefined
+let server: ServerProcess | undefined
 let serverUrl = ""
-let output = ""
 let dataDir = ""
 let openKey = ""
 let zdrTeamKey = ""
@@ -39,35 +31,17 @@ let zdrTeamKey = ""
 const page = (path: string) =>
   `<html><head><title>Page ${path}</title></head><body><article><h1>Tides at ${path}</h1><p>${`The water at ${path} rises and falls twice a day. `.repeat(30)}</p></article></body></html>`
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** Every file under `dir`, by path relative to it. */
-const filesIn = (dir: string): Array<string> =>
-  readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((name) => statSync(join(dir, name)).isFile())
-    .map((name) => relative(dir, join(dir, name)))
-    .sort()
-
 /** The places that hold `marker`: files of the data folder (as bytes) and the server's output. */
 const tracesOf = (marker: string): Array<string> => {
   const needle = Buffer.from(marker)
   const found = filesIn(dataDir).filter((name) => readFileSync(join(dataDir, name)).includes(needle))
-  if (output.includes(marker)) found.push("(server output)")
+  if (server?.output().includes(marker)) found.push("(server output)")
   return found
 }
 
 beforeAll(async () => {
-  pages = createServer((request, response) => {
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page((request.url ?? "/").split("?")[0]))
-  })
-  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve))
-  pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`
+  pages = await servePages(page)
+  pagesUrl = pages.url
 
   dataDir = tempDir("strata-zdr-")
   // Two teams, each with credits (so the ledger is written) and an audit file in the data folder.
@@ -82,36 +56,16 @@ beforeAll(async () => {
   openKey = keys.open
   zdrTeamKey = keys.private
 
-  const port = await freePort()
-  const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env
-  child = spawn(node, ["--conditions=@strata/source", bin], {
-    env: { ...base, HOST: "127.0.0.1", PORT: String(port), STRATA_ALLOW_PRIVATE_URLS: "1", STRATA_SUPERVISE: "0", STRATA_DATA_DIR: dataDir, STRATA_BROWSER_CONCURRENCY: "1" },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-  serverUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  while (!(await fetch(`${serverUrl}/health`).then((r) => r.ok, () => false))) {
-    if (Date.now() > deadline) throw new Error(`the server did not start:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  server = await startServerProcess(dataDir, { STRATA_BROWSER_CONCURRENCY: "1" })
+  serverUrl = server.url
 }, 90_000)
 
 afterAll(async () => {
-  if (child !== undefined && child.exitCode === null) child.kill("SIGKILL")
-  pages.closeAllConnections()
-  await new Promise((resolve) => pages.close(resolve))
+  server?.stop()
+  await pages.close()
 })
 
-const scrape = async (key: string, body: Record<string, unknown>, requestId: string) => {
-  const response = await fetch(`${serverUrl}/v2/scrape`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-request-id": requestId },
-    body: JSON.stringify(body)
-  })
-  return { status: response.status, body: (await response.json()) as any }
-}
+const scrape = (key: string, body: Record<string, unknown>, requestId: string) => postScrape(serverUrl, key, body, requestId)
 
 /** The store's own files and the audit files: the only ones a request under zero data retention may change. */
 const storeOrAudit = /^(?:strata\.db(?:-wal|-shm|-journal)?|audit-(?:open|private)\.jsonl)$/

@@ -1,11 +1,15 @@
 /**
- * Test helpers: start the real server on a random loopback port, collect its log lines, and
- * send raw requests when `fetch` would hide what is being tested (chunked uploads, truncation).
+ * Test helpers: start the real server on a random loopback port (in this process, or as its own
+ * process from bin.ts), collect its log lines or output, serve pages for it to scrape, and send
+ * raw requests when `fetch` would hide what is being tested (chunked uploads, truncation).
  */
-import { mkdtempSync } from "node:fs"
-import { request as httpRequest } from "node:http"
+import { spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, statSync } from "node:fs"
+import { createServer, request as httpRequest } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
 import { type ArtifactStore, Pipeline, type Store } from "@strata/core"
 import { Effect, Layer, Stream } from "effect"
 import { type CatalogProviders, startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
@@ -127,3 +131,88 @@ export const multipartBody = (
   if (options.close !== false) chunks.push(Buffer.from(`--${boundary}--\r\n`))
   return new Uint8Array(Buffer.concat(chunks))
 }
+
+export interface PageServer {
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/** A loopback server answering every request with `page(path)` as HTML: pages for a server process to scrape. */
+export const servePages = async (page: (path: string) => string): Promise<PageServer> => {
+  const pages = createServer((request, response) => {
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page((request.url ?? "/").split("?")[0]))
+  })
+  await new Promise<void>((resolve) => pages.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(pages.address() as AddressInfo).port}`,
+    close: async () => {
+      pages.closeAllConnections()
+      await new Promise((resolve) => pages.close(resolve))
+    }
+  }
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+export interface ServerProcess {
+  readonly url: string
+  /** Everything the process has written to stdout and stderr so far. */
+  readonly output: () => string
+  /** Kills the process (SIGKILL) if it still runs. */
+  readonly stop: () => void
+}
+
+/**
+ * The server's bin.ts in a process of its own on a free loopback port, over `dataDir`, with private
+ * URLs allowed, no supervisor, no API keys or database URL from this environment, and `env` on
+ * top; resolves once /health answers (within 60 s).
+ */
+export const startServerProcess = async (dataDir: string, env: Record<string, string>): Promise<ServerProcess> => {
+  const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
+  const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+  const port = await freePort()
+  const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env
+  const child = spawn(node, ["--conditions=@strata/source", bin], {
+    env: { ...base, HOST: "127.0.0.1", PORT: String(port), STRATA_ALLOW_PRIVATE_URLS: "1", STRATA_SUPERVISE: "0", STRATA_DATA_DIR: dataDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  const stop = () => {
+    if (child.exitCode === null) child.kill("SIGKILL")
+  }
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  while (!(await fetch(`${url}/health`).then((r) => r.ok, () => false))) {
+    if (Date.now() > deadline) {
+      stop()
+      throw new Error(`the server did not start:\n${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { url, output: () => output, stop }
+}
+
+/** POST /v2/scrape with `key` and an `x-request-id`: the status and the parsed body. */
+export const postScrape = async (serverUrl: string, key: string, body: Record<string, unknown>, requestId: string) => {
+  const response = await fetch(`${serverUrl}/v2/scrape`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-request-id": requestId },
+    body: JSON.stringify(body)
+  })
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+/** Every file under `dir`, by path relative to it. */
+export const filesIn = (dir: string): Array<string> =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => statSync(join(dir, name)).isFile())
+    .map((name) => relative(dir, join(dir, name)))
+    .sort()

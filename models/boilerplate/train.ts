@@ -1,6 +1,6 @@
 /**
  * Trains the boilerplate-block classifier behind offline `onlyCleanContent`
- * (packages/core/src/clean): gradient-boosted trees over the block features of
+ * (packages/core/src/clean): gradient-boosted trees (models/lib/BoostedTrees.ts) over the block features of
  * `blockFeatures`, written to packages/core/src/clean/BoilerplateModel.ts.
  *
  * Data: the WCXB dev pages in ../shared/corpus. Each page goes through the HTML pipeline as a
@@ -19,6 +19,7 @@ import { gunzipSync } from "node:zlib"
 import { decodeBody } from "../../packages/core/src/fetch/Charset.ts"
 import { processHtml } from "../../packages/core/src/html/HtmlPipeline.ts"
 import { blockFeatures, contentScore, FEATURES, markdownBlocks, type TreeModel } from "../../packages/core/src/clean/CleanContent.ts"
+import { trainTrees } from "../lib/BoostedTrees.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -66,72 +67,6 @@ export const loadPages = (corpusDir: string): Array<PageRows> => {
   return pages
 }
 
-// ---- gradient-boosted trees (log loss), on quantile bins --------------------------------------
-
-interface Tree { feature: Array<number>; split: Array<number>; left: Array<number>; right: Array<number>; value: Array<number> }
-
-const train = (X: ReadonlyArray<ReadonlyArray<number>>, y: ReadonlyArray<number>, w: ReadonlyArray<number>, rounds: number, depth: number, rate: number) => {
-  const nf = X[0].length
-  // Candidate splits: up to 32 quantiles of each feature.
-  const edges: Array<Array<number>> = []
-  for (let f = 0; f < nf; f++) {
-    const values = [...new Set(X.map((r) => r[f]))].sort((a, b) => a - b)
-    const cuts: Array<number> = []
-    for (let q = 1; q < 32; q++) cuts.push(values[Math.floor((q / 32) * (values.length - 1))])
-    edges.push([...new Set(cuts)])
-  }
-  const bins = X.map((r) => r.map((v, f) => { let b = 0; while (b < edges[f].length && v > edges[f][b]) b++; return b }))
-  const positive = y.reduce((s, v, i) => s + v * w[i], 0) / w.reduce((s, v) => s + v, 0)
-  const base = Math.log(positive / (1 - positive))
-  const score = X.map(() => base)
-  const trees: Array<Tree> = []
-  const lambda = 1
-  const minLeaf = 20
-  for (let round = 0; round < rounds; round++) {
-    const g = score.map((s, i) => (1 / (1 + Math.exp(-s)) - y[i]) * w[i])
-    const h = score.map((s, i) => { const p = 1 / (1 + Math.exp(-s)); return Math.max(1e-6, p * (1 - p)) * w[i] })
-    const tree: Tree = { feature: [], split: [], left: [], right: [], value: [] }
-    const grow = (rows: Array<number>, level: number): number => {
-      const node = tree.feature.length
-      tree.feature.push(-1); tree.split.push(0); tree.left.push(-1); tree.right.push(-1); tree.value.push(0)
-      const G = rows.reduce((s, i) => s + g[i], 0)
-      const H = rows.reduce((s, i) => s + h[i], 0)
-      tree.value[node] = (-G / (H + lambda)) * rate
-      if (level >= depth || rows.length < 2 * minLeaf) return node
-      let best = { gain: 0, f: -1, b: -1 }
-      for (let f = 0; f < nf; f++) {
-        const nb = edges[f].length + 1
-        const gs = new Float64Array(nb), hs = new Float64Array(nb), cs = new Int32Array(nb)
-        for (const i of rows) { const b = bins[i][f]; gs[b] += g[i]; hs[b] += h[i]; cs[b]++ }
-        let gl = 0, hl = 0, cl = 0
-        for (let b = 0; b < nb - 1; b++) {
-          gl += gs[b]; hl += hs[b]; cl += cs[b]
-          const gr = G - gl, hr = H - hl, cr = rows.length - cl
-          if (cl < minLeaf || cr < minLeaf) continue
-          const gain = (gl * gl) / (hl + lambda) + (gr * gr) / (hr + lambda) - (G * G) / (H + lambda)
-          if (gain > best.gain) best = { gain, f, b }
-        }
-      }
-      if (best.f < 0) return node
-      tree.feature[node] = best.f
-      tree.split[node] = edges[best.f][best.b]
-      const leftRows = rows.filter((i) => bins[i][best.f] <= best.b)
-      const rightRows = rows.filter((i) => bins[i][best.f] > best.b)
-      tree.left[node] = grow(leftRows, level + 1)
-      tree.right[node] = grow(rightRows, level + 1)
-      return node
-    }
-    grow(X.map((_, i) => i), 0)
-    trees.push(tree)
-    for (let i = 0; i < X.length; i++) {
-      let node = 0
-      while (tree.feature[node] >= 0) node = X[i][tree.feature[node]] <= tree.split[node] ? tree.left[node] : tree.right[node]
-      score[i] += tree.value[node]
-    }
-  }
-  return { base, trees }
-}
-
 const isMain = import.meta.url === `file://${process.argv[1]}`
 if (isMain) {
   const started = performance.now()
@@ -146,7 +81,7 @@ if (isMain) {
     })
   }
   process.stderr.write(`${pages.length} pages, ${X.length} training blocks (${y.filter((v) => v === 1).length} content) in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
-  const { base, trees } = train(X, y, w, Number(args.rounds), Number(args.depth), Number(args.rate))
+  const { base, trees } = trainTrees(X, y, w, { rounds: Number(args.rounds), depth: Number(args.depth), rate: Number(args.rate), minLeaf: 20 })
   // Threshold: the highest that keeps the asked share of content characters on the training pages.
   const partial: TreeModel = { features: [...FEATURES], base, threshold: 0.5, trees }
   const scored = X.map((row, i) => ({ p: contentScore(partial, row), y: y[i], c: chars[i] }))

@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { multisetScore } from "../../bench/lib/MultisetF1.ts"
-import { predict, trainTrees } from "./Boost.ts"
+import { predict, trainTrees } from "../lib/BoostedTrees.ts"
 import { type PageData, type PickRows, trainingRows } from "./data.ts"
 
 const { values: args } = parseArgs({

@@ -1,6 +1,6 @@
 /**
  * Trains the main-content block model (models/main-content/README.md): gradient-boosted trees
- * (Boost.ts) over the leaf-block features of `pickBlocks` (packages/core/src/html/MainContentBlocks.ts),
+ * (models/lib/BoostedTrees.ts) over the leaf-block features of `pickBlocks` (packages/core/src/html/MainContentBlocks.ts),
  * on the labelled blocks of the ODD ids of WCXB dev only (data.ts), and writes the trees to
  * packages/core/src/html/MainContentModel.ts. Hyper-parameters and the threshold are the ones
  * cross-validation within the odd ids chose (crossval.ts); even ids are never read here.
@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { BLOCK_FEATURES } from "../../packages/core/src/html/MainContentBlocks.ts"
-import { trainTrees } from "./Boost.ts"
+import { trainTrees } from "../lib/BoostedTrees.ts"
 import { type PageData, loadPage, pageIds, trainingRows } from "./data.ts"
 
 const { values: args } = parseArgs({

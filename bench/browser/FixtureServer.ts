@@ -9,6 +9,8 @@ import type { Page, Route } from "./Pages.ts"
 
 export interface FixtureServer {
   readonly origin: string
+  /** The URL of `path` (its `#hash` kept) with a nonce of its own (`?n=1`, `?n=2`, ...), so no render is answered from a cache. */
+  readonly url: (path: string) => string
   /** Requests answered so far. */
   readonly served: () => number
   readonly close: () => Promise<void>
@@ -18,6 +20,7 @@ export const startFixtureServer = (pages: ReadonlyArray<Page>, extra: Readonly<R
   const routes = new Map<string, Route>(Object.entries(extra))
   for (const page of pages) for (const [path, route] of Object.entries(page.routes)) routes.set(path, route)
   let served = 0
+  let nonce = 0
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0]
     const route = routes.get(path)
@@ -40,6 +43,10 @@ export const startFixtureServer = (pages: ReadonlyArray<Page>, extra: Readonly<R
       const port = typeof address === "object" && address !== null ? address.port : 0
       done({
         origin: `http://127.0.0.1:${port}`,
+        url: (path) => {
+          const [base, hash] = path.split("#")
+          return `http://127.0.0.1:${port}${base}?n=${++nonce}${hash === undefined ? "" : `#${hash}`}`
+        },
         served: () => served,
         close: () => new Promise((closed) => {
           server.closeAllConnections()

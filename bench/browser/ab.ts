@@ -13,11 +13,10 @@
 import { layer } from "@strata/browser"
 import { BrowserEngine } from "@strata/core"
 import { type Layer, ManagedRuntime } from "effect"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { parseArgs } from "node:util"
-import { processTree } from "../reliability/ServerProcess.ts"
 import { found, htmlText, median, pool, words } from "./Check.ts"
+import { chromiumCpuMs } from "./ChromiumCpu.ts"
 import { startFixtureServer } from "./FixtureServer.ts"
 import { corpus } from "./Pages.ts"
 
@@ -29,33 +28,13 @@ const concurrency = Number(args.concurrency ?? 1)
 const only = args.only === undefined ? undefined : new Set(args.only.split(","))
 const pages = corpus().filter((p) => p.js && (only === undefined || only.has(p.name)))
 const fixtures = await startFixtureServer(corpus())
-let nonce = 0
-const urlOf = (path: string): string => {
-  const [base, hash] = path.split("#")
-  return `${fixtures.origin}${base}?n=${++nonce}${hash === undefined ? "" : `#${hash}`}`
-}
+const urlOf = fixtures.url
 
 const settings = [
   { name: "A: current (spare context)", options: { spareContext: true } },
   { name: "B: a new context per render", options: { spareContext: false } }
 ]
 const runtimes = settings.map((s) => ManagedRuntime.make(layer({ concurrency: Math.max(2, concurrency), policy: { allowPrivate: true }, ...s.options }) as Layer.Layer<BrowserEngine>))
-
-/** Chromium CPU ms per browser, found by the pids alive under this process: each runtime's browser is told apart by launch order. */
-const chromiumCpu = (): number => {
-  let ticks = 0
-  for (const pid of processTree(process.pid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      if (!/chrom/i.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
-    } catch {
-      // gone
-    }
-  }
-  return ticks * 10
-}
 
 const renderOnce = async (i: number, page: (typeof pages)[number]): Promise<{ ms: number; ok: boolean }> => {
   const url = urlOf(page.path)
@@ -78,10 +57,10 @@ for (let round = 0; round < rounds; round++) {
   if (concurrency === 1) {
     for (const page of pages) {
       for (const i of order) {
-        const c0 = chromiumCpu()
+        const c0 = chromiumCpuMs()
         const answer = await renderOnce(i, page)
         await new Promise((r) => setTimeout(r, gapMs))
-        cpu[i] += chromiumCpu() - c0
+        cpu[i] += chromiumCpuMs() - c0
         wall[i] += answer.ms
         ms[i].push(answer.ms)
         if (answer.ok) ok[i]++
@@ -89,7 +68,7 @@ for (let round = 0; round < rounds; round++) {
     }
   } else {
     for (const i of order) {
-      const c0 = chromiumCpu()
+      const c0 = chromiumCpuMs()
       const t0 = performance.now()
       await pool(pages, concurrency, async (page) => {
         const answer = await renderOnce(i, page)
@@ -97,7 +76,7 @@ for (let round = 0; round < rounds; round++) {
         if (answer.ok) ok[i]++
       })
       wall[i] += performance.now() - t0
-      cpu[i] += chromiumCpu() - c0
+      cpu[i] += chromiumCpuMs() - c0
     }
   }
   loads.push(loadavg())

@@ -11,7 +11,6 @@
  */
 import { processHtml } from "@strata/core"
 import { Effect, Exit, Scope } from "effect"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { parseArgs } from "node:util"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
@@ -21,8 +20,8 @@ import { captureDocuments } from "../../packages/browser/src/DocumentCapture.ts"
 import { desktopOptions } from "../../packages/browser/src/Emulation.ts"
 import { startGuardProxy } from "../../packages/browser/src/GuardProxy.ts"
 import { mutationClockScript, NetworkTracker, settle, SMART_WAIT_MAX_MS } from "../../packages/browser/src/SmartWait.ts"
-import { processTree } from "../reliability/ServerProcess.ts"
 import { found, htmlText, median, words } from "./Check.ts"
+import { chromiumCpuMs } from "./ChromiumCpu.ts"
 import { startFixtureServer } from "./FixtureServer.ts"
 import { corpus } from "./Pages.ts"
 
@@ -33,11 +32,7 @@ const defaultPages = ["inline-inject", "react-like-root", "fetch-json", "chained
 const only = new Set(args.only === undefined ? defaultPages : args.only.split(","))
 const pages = corpus().filter((p) => only.has(p.name))
 const fixtures = await startFixtureServer(corpus())
-let nonce = 0
-const urlOf = (path: string): string => {
-  const [base, hash] = path.split("#")
-  return `${fixtures.origin}${base}?n=${++nonce}${hash === undefined ? "" : `#${hash}`}`
-}
+const urlOf = fixtures.url
 
 const chromiumArgs = ["--disable-dev-shm-usage", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp", "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--disable-background-networking", "--no-first-run", "--mute-audio"]
 const scope = await Effect.runPromise(Scope.make())
@@ -45,22 +40,6 @@ const proxy = await Effect.runPromise(Scope.provide(startGuardProxy({ allowPriva
 const proxied = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs, proxy: { server: proxy.url, ...proxy.credentials } })
 const plain = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--disable-dev-shm-usage"] })
 const blocker = buildAdBlocker()
-
-/** Chromium CPU ms of this process's tree (every browser here; the idle ones add next to nothing). */
-const chromiumCpuMs = (): number => {
-  let ticks = 0
-  for (const pid of processTree(process.pid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      if (!/chrom/i.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
-    } catch {
-      // gone
-    }
-  }
-  return ticks * 10
-}
 
 interface Switches {
   readonly browser: Browser

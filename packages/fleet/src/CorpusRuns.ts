@@ -33,6 +33,18 @@ export class RunsError extends Schema.TaggedError<RunsError>()("RunsError", {
   }
 }
 
+/** Maps a database failure of `operation` to `RunsError` (ParseJobs.ts's table uses it too). */
+export const runsUnavailable = (operation: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) =>
+    new RunsError({ reason: new RunsUnavailable({ operation, message: (error as { message?: string }).message ?? String(error) }) }))
+
+/** Runs `schema`'s statements in one transaction under the advisory lock `lockKey`, so that replicas starting together create the tables once. */
+export const createTables = (sql: SqlClient.SqlClient, lockKey: number, schema: ReadonlyArray<string>) =>
+  sql.withTransaction(Effect.gen(function*() {
+    yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${lockKey})`)
+    for (const statement of schema) yield* sql.unsafe(statement)
+  })).pipe(runsUnavailable("create tables"))
+
 /** What a run converts, and how: everything a worker needs is in the run, not on the worker. */
 export interface RunSpec {
   readonly id: string
@@ -134,13 +146,7 @@ const ITEM_CHUNK = 1000
 
 export const make = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
-    const wrap = (operation: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.mapError(effect, (error) =>
-        new RunsError({ reason: new RunsUnavailable({ operation, message: (error as { message?: string }).message ?? String(error) }) }))
-    yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${schemaLockKey})`)
-      for (const statement of schema) yield* sql.unsafe(statement)
-    })).pipe(wrap("create tables"))
+    yield* createTables(sql, schemaLockKey, schema)
 
     const record = (run: RunSpec, paths: ReadonlyArray<string>) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -164,38 +170,38 @@ export const make = (sql: SqlClient.SqlClient) =>
           done: Number(counts[0]!.done),
           pending: rows.map((row) => ({ path: row.path, round: Number(row.round), state: row.state }))
         }
-      })).pipe(wrap("record"))
+      })).pipe(runsUnavailable("record"))
 
     const requeue = (runId: string, path: string) =>
       sql<{ round: number }>`UPDATE fleet_items SET state = 'queued', round = round + 1, attempts = 0
         WHERE run_id = ${runId} AND path = ${path} RETURNING round`.pipe(
         Effect.map((rows) => ({ path, round: Number(rows[0]?.round ?? 0) })),
-        wrap("requeue")
+        runsUnavailable("requeue")
       )
 
     const started = (runId: string, path: string, attempt: number) =>
       sql`UPDATE fleet_items SET state = 'running', attempts = ${attempt}, started_at = COALESCE(started_at, ${Date.now()})
-        WHERE run_id = ${runId} AND path = ${path} AND state <> 'done'`.pipe(Effect.asVoid, wrap("started"))
+        WHERE run_id = ${runId} AND path = ${path} AND state <> 'done'`.pipe(Effect.asVoid, runsUnavailable("started"))
 
     const running = (runId: string) =>
       sql<{ path: string; round: number }>`SELECT path, round FROM fleet_items WHERE run_id = ${runId} AND state = 'running'`.pipe(
         Effect.map((rows) => rows.map((row) => ({ path: row.path, round: Number(row.round) }))),
-        wrap("running")
+        runsUnavailable("running")
       )
 
     const finished = (runId: string, path: string, resultKey: string) =>
       sql`UPDATE fleet_items SET state = 'done', finished_at = ${Date.now()}, result_key = ${resultKey}, error = NULL
-        WHERE run_id = ${runId} AND path = ${path}`.pipe(Effect.asVoid, wrap("finished"))
+        WHERE run_id = ${runId} AND path = ${path}`.pipe(Effect.asVoid, runsUnavailable("finished"))
 
     const failed = (runId: string, path: string, error: string, final: boolean) =>
       sql`UPDATE fleet_items SET state = ${final ? "failed" : "queued"}, error = ${error},
         finished_at = ${final ? Date.now() : null}
-        WHERE run_id = ${runId} AND path = ${path} AND state <> 'done'`.pipe(Effect.asVoid, wrap("failed"))
+        WHERE run_id = ${runId} AND path = ${path} AND state <> 'done'`.pipe(Effect.asVoid, runsUnavailable("failed"))
 
     const result = (key: string) =>
       sql<{ run_id: string; path: string }>`SELECT run_id, path FROM fleet_results WHERE key = ${key}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => ({ runId: row.run_id, path: row.path }))),
-        wrap("result")
+        runsUnavailable("result")
       )
 
     const saveResult = (key: string, runId: string, path: string) =>
@@ -203,7 +209,7 @@ export const make = (sql: SqlClient.SqlClient) =>
         VALUES (${key}, ${runId}, ${path}, 1, ${Date.now()})
         ON CONFLICT (key) DO UPDATE SET writes = fleet_results.writes + 1 RETURNING writes`.pipe(
         Effect.map((rows) => Number(rows[0]!.writes)),
-        wrap("save result")
+        runsUnavailable("save result")
       )
 
     const spec = (runId: string) =>
@@ -214,7 +220,7 @@ export const make = (sql: SqlClient.SqlClient) =>
             return { id: row.id, outDir: row.out_dir, options: parsed.options, json: parsed.json, formats: parsed.formats ?? undefined }
           })
         ),
-        wrap("spec")
+        runsUnavailable("spec")
       )
 
     const progress = (runId: string, failures = 20) =>
@@ -255,19 +261,23 @@ export const make = (sql: SqlClient.SqlClient) =>
           doubleWrites: Number(doubles?.n ?? 0),
           failures: failing.map((row) => ({ path: row.path, attempts: Number(row.attempts), error: row.error }))
         })
-      }).pipe(wrap("progress"))
+      }).pipe(runsUnavailable("progress"))
 
     return CorpusRuns.of({ record, requeue, started, running, finished, failed, result, saveResult, spec, progress })
   })
+
+/** A pool on the Postgres at `url` (ParseJobs.ts's layer connects with it too); it closes with the scope. */
+export const connect = (options: { readonly url: Redacted.Redacted; readonly maxConnections?: number }) =>
+  PgClient.make({ url: options.url, maxConnections: options.maxConnections ?? 4, applicationName: "strata-fleet" }).pipe(
+    Effect.mapError((error) => new RunsError({ reason: new RunsUnavailable({ operation: "connect", message: error.message }) }))
+  )
 
 /** Corpus runs on the Postgres at `url`; the connection pool closes with the layer. */
 export const layer = (options: { readonly url: Redacted.Redacted; readonly maxConnections?: number }): Layer.Layer<CorpusRuns, RunsError> =>
   Layer.effect(
     CorpusRuns,
     Effect.gen(function*() {
-      const sql = yield* PgClient.make({ url: options.url, maxConnections: options.maxConnections ?? 4, applicationName: "strata-fleet" }).pipe(
-        Effect.mapError((error) => new RunsError({ reason: new RunsUnavailable({ operation: "connect", message: error.message }) }))
-      )
+      const sql = yield* connect(options)
       return yield* make(sql)
     })
   ).pipe(Layer.provide(Reactivity.layer))

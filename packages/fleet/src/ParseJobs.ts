@@ -17,11 +17,10 @@
  * The replica charges the request in its own metering, once, whatever the attempts: workers never
  * touch credits. Rows whose replica died mid-wait are swept after an hour by the next insert.
  */
-import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Reactivity } from "effect/reactivity"
-import { RunsError, RunsUnavailable } from "./CorpusRuns.ts"
+import { connect, createTables, RunsError, runsUnavailable } from "./CorpusRuns.ts"
 
 /** What a parse job carries through the queue: its row's id. */
 export const ParseJob = Schema.Struct({ parseJob: Schema.String })
@@ -75,13 +74,7 @@ const SWEEP_AFTER_MS = 3_600_000
 
 export const make = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
-    const wrap = (operation: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.mapError(effect, (error) =>
-        new RunsError({ reason: new RunsUnavailable({ operation, message: (error as { message?: string }).message ?? String(error) }) }))
-    yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${schemaLockKey})`)
-      for (const statement of schema) yield* sql.unsafe(statement)
-    })).pipe(wrap("create tables"))
+    yield* createTables(sql, schemaLockKey, schema)
 
     const put = (id: string, input: ParseInput) =>
       Effect.gen(function*() {
@@ -90,7 +83,7 @@ export const make = (sql: SqlClient.SqlClient) =>
         yield* sql`INSERT INTO fleet_parse_jobs (id, created_at, expires_at, file_name, content_type, options, bytes)
           VALUES (${id}, ${now}, ${input.expiresAt}, ${input.fileName}, ${input.contentType ?? null}, ${JSON.stringify(input.options)},
           ${Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength)})`
-      }).pipe(wrap("put"))
+      }).pipe(runsUnavailable("put"))
 
     const input = (id: string) =>
       sql<{ expires_at: unknown; file_name: string; content_type: string | null; options: string; bytes: Uint8Array | null }>`
@@ -106,21 +99,21 @@ export const make = (sql: SqlClient.SqlClient) =>
               expiresAt: Number(row.expires_at)
             }))
         ),
-        wrap("input")
+        runsUnavailable("input")
       )
 
     // The upload is dropped with the answer: the row then only waits to be read.
     const answer = (id: string, answer: ParseAnswer) =>
       sql<{ id: string }>`UPDATE fleet_parse_jobs SET answer = ${JSON.stringify(answer)}, bytes = NULL
-        WHERE id = ${id} AND answer IS NULL RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), wrap("answer"))
+        WHERE id = ${id} AND answer IS NULL RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), runsUnavailable("answer"))
 
     const answerOf = (id: string) =>
       sql<{ answer: string | null }>`SELECT answer FROM fleet_parse_jobs WHERE id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]?.answer), (text) => JSON.parse(text) as ParseAnswer)),
-        wrap("answerOf")
+        runsUnavailable("answerOf")
       )
 
-    const remove = (id: string) => sql`DELETE FROM fleet_parse_jobs WHERE id = ${id}`.pipe(Effect.asVoid, wrap("remove"))
+    const remove = (id: string) => sql`DELETE FROM fleet_parse_jobs WHERE id = ${id}`.pipe(Effect.asVoid, runsUnavailable("remove"))
 
     return ParseJobs.of({ put, input, answer, answerOf, remove })
   })
@@ -130,9 +123,7 @@ export const parseJobsLayer = (options: { readonly url: Redacted.Redacted; reado
   Layer.effect(
     ParseJobs,
     Effect.gen(function*() {
-      const sql = yield* PgClient.make({ url: options.url, maxConnections: options.maxConnections ?? 4, applicationName: "strata-fleet" }).pipe(
-        Effect.mapError((error) => new RunsError({ reason: new RunsUnavailable({ operation: "connect", message: error.message }) }))
-      )
+      const sql = yield* connect(options)
       return yield* make(sql)
     })
   ).pipe(Layer.provide(Reactivity.layer))

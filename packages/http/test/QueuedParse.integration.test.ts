@@ -9,8 +9,6 @@
  * discards its job without reading it, as it discards the job of a client that went away.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Store } from "@strata/core"
 import { layerPg } from "@strata/store"
@@ -20,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pdfDocument, type PdfObject } from "../../../bench/reliability/PdfBytes.ts"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
 import { parseExposition } from "./PrometheusParse.ts"
-import { tempDir } from "./support.ts"
+import { freePort, tempDir } from "./support.ts"
 
 const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 const serverBin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
@@ -52,14 +50,6 @@ let workerOutput: () => string = () => ""
 let workerProcess: ChildProcess | undefined
 let workerProbes = ""
 let key = ""
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 const spawnNode = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   const { STRATA_API_KEYS: _keys, STRATA_DATABASE_URL: _db, ...base } = process.env

@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import { Store } from "@strata/core"
 import { defaultCacheMaxBytes, layerSqlite, sqliteFileIn } from "@strata/store"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { tempDir } from "./support.ts"
+import { freePort, tempDir } from "./support.ts"
 
 const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
@@ -36,14 +36,6 @@ afterAll(async () => {
   pages.closeAllConnections()
   await new Promise((resolve) => pages.close(resolve))
 })
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 const startServer = async (dataDir: string): Promise<{ child: ChildProcess; url: string }> => {
   const port = await freePort()

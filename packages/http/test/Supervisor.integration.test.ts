@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { tempDir } from "./support.ts"
+import { freePort, tempDir } from "./support.ts"
 
 const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
@@ -37,14 +37,6 @@ const waitFor = async <A>(what: string, check: () => A | undefined | false, time
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 interface Started {
   readonly process: ChildProcess

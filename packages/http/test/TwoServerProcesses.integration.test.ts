@@ -15,7 +15,7 @@ import { layerPg } from "@strata/store"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
-import { tempDir } from "./support.ts"
+import { freePort, tempDir } from "./support.ts"
 
 const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
@@ -29,14 +29,6 @@ let pagesUrl = ""
 const hits = new Map<string, number>()
 const hitsOf = (path: string) => hits.get(path) ?? 0
 const children: Array<{ child: ChildProcess; output: () => string }> = []
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** A server process on the shared database, with a data folder of its own; resolves once it answers /health. */
 const startServer = async (): Promise<string> => {

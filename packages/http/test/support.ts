@@ -152,7 +152,8 @@ export const servePages = async (page: (path: string) => string): Promise<PageSe
   }
 }
 
-const freePort = (): Promise<number> =>
+/** A port free on the loopback just now (the OS picks it; a process started next binds it). */
+export const freePort = (): Promise<number> =>
   new Promise((resolve) => {
     const probe = createServer().listen(0, "127.0.0.1", () => {
       const { port } = probe.address() as AddressInfo

@@ -32,7 +32,7 @@ import { interactRoute, isInteractPath, rememberScrapes, stopInteractRoute } fro
 import { authUnavailable, badRequest, rateLimited, routeNotFound, teamRateLimited, unauthorized, unknownError } from "./ErrorReply.ts"
 import { takeTeamRate } from "./Limits.ts"
 import { auditedPaths, refusedEvent } from "./Audit.ts"
-import { probePaths } from "./Metrics.ts"
+import { fixedEndpoints, probePaths } from "./Metrics.ts"
 import { parseRoute } from "./ParseRoute.ts"
 import { metricsRoute, readyRoute } from "./Probes.ts"
 import { charged, toResponse } from "./Reply.ts"
@@ -43,9 +43,8 @@ import type { ServerConfig } from "./ServerConfig.ts"
 import { ServerSettings } from "./ServerSettings.ts"
 
 /** Paths served (`/v2/scrape/{scrapeId}/interact` among them), and which of them answer without a key. */
-const exactPaths = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health", "/ready", "/metrics"])
 const isKnownPath = (path: string, config: ServerConfig) =>
-  (exactPaths.has(path) && (path !== "/metrics" || config.metrics !== "off")) || isInteractPath(path)
+  (fixedEndpoints.has(path) && (path !== "/metrics" || config.metrics !== "off")) || isInteractPath(path)
 const publicPaths = new Set(["/health", "/ready", "/v2/openapi.json"])
 /** /metrics answers without a key unless STRATA_METRICS=key (see ServerConfig.metrics). */
 const isPublicPath = (path: string, config: ServerConfig) =>

@@ -9,7 +9,8 @@ import { artifactPathPrefix, type PrometheusText } from "@strata/core"
 /** Paths that watch the server rather than use it: not counted in flight (see the middleware). */
 export const probePaths: ReadonlySet<string> = new Set(["/health", "/ready", "/metrics"])
 
-const fixedEndpoints = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health", "/ready", "/metrics"])
+/** The paths served as they are (the interact and artifact routes have a parameter); HttpAdapter routes by this set too. */
+export const fixedEndpoints: ReadonlySet<string> = new Set(["/v2/scrape", "/v2/parse", "/v2/openapi.json", "/health", "/ready", "/metrics"])
 
 /** The route template a path is served by, or `other` (a 404). */
 export const endpointOf = (path: string): string => {

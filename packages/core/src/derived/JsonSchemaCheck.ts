@@ -46,7 +46,9 @@ export const checkSchema = (value: unknown, schema: JsonSchema, root: JsonSchema
   const types = typeof s.type === "string" ? [s.type] : Array.isArray(s.type) ? (s.type as Array<string>) : undefined
   if (s.nullable === true && value === null) return []
   if (types !== undefined && !types.some((t) => typeMatches(t, value))) {
-    return [`${path}: expected ${types.join(" or ")}, got ${typeOf(value)}`]
+    // A schema's type list is the user's JSON: an entry may be any value, even an object whose
+    // toString is null, which join() cannot turn into text (a fuzzed schema threw here).
+    return [`${path}: expected ${types.map((t) => (typeof t === "string" ? t : JSON.stringify(t))).join(" or ")}, got ${typeOf(value)}`]
   }
   if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
     errors.push(`${path}: must be one of ${s.enum.map((e) => JSON.stringify(e)).join(", ")}`)

@@ -244,6 +244,14 @@ describe("hostile schemas and pages", () => {
     }), { numRuns: 300 })
   })
 
+  it("a type list holding objects that cannot become text is reported, not thrown", () => {
+    // fast-check's counterexample (seed 1493645532): [{ toString: null }] as a type list.
+    const schema = { type: [{ toString: null }] }
+    const filled = fillSchema(schema, pageFacts(PRODUCT))
+    assert.deepStrictEqual(checkSchema("x", schema), ['$: expected {"toString":null}, got string'])
+    assert.ok(Array.isArray(filled.invalid))
+  })
+
   it("a schema that refers to itself ends", () => {
     const schema = { $ref: "#/$defs/node", $defs: { node: { type: "object", properties: { name: { type: "string" }, child: { $ref: "#/$defs/node" } } } } }
     const filled = fillSchema(schema, pageFacts(PRODUCT))

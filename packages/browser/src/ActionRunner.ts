@@ -36,10 +36,16 @@ export const trackTab = (page: Page): Tab => {
   return { page, network, main: () => main }
 }
 
-/** The tab the actions act on, and every tab the page opened, in order. */
+/**
+ * The tab the actions act on, and every tab the page opened, in order. `requested` counts the
+ * windows the pages asked for (CDP `Page.windowOpen`, sent as the click is handled): Playwright
+ * reports the new tab itself only once it has set it up, which under load came after the click
+ * had settled, and the run stayed on the opener (a full-suite run at load average 13).
+ */
 export interface Tabs {
   current: Tab
   readonly opened: Array<Tab>
+  requested: number
 }
 
 /** How long a tab a click opened may take to show its document. */
@@ -96,10 +102,16 @@ const runOne = (tabs: Tabs, action: ResolvedAction, index: number, run: Run): Ef
         const count = yield* step(run, () => matches.count(), fail)
         const targets = action.all ? count : Math.min(count, 1)
         const tabsBefore = tabs.opened.length
+        const requestedBefore = tabs.requested
         for (let i = 0; i < targets; i++) {
           yield* step(run, () => matches.nth(i).click({ timeout: Math.min(CLICK_TIMEOUT_MS, remaining(run)) }), fail)
         }
         yield* settled()
+        // A window was asked for and Playwright has not reported its tab yet: wait for it.
+        const asked = Date.now()
+        while (tabs.opened.length === tabsBefore && tabs.requested > requestedBefore && Date.now() - asked < Math.min(NEW_TAB_LOAD_MS, remaining(run))) {
+          yield* Effect.sleep(20)
+        }
         if (tabs.opened.length === tabsBefore) return []
         // The click opened a tab: the run goes on there, once its document is in and it has settled.
         const tab = tabs.opened[tabs.opened.length - 1]

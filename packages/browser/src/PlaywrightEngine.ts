@@ -402,19 +402,26 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     const renderPage = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, navigated: Effect.Effect<void>): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.acquireUseRelease(
         probe(() => captureDocuments(session), undefined),
-        (capture) => renderCaptured(page, run, request, blocker, capture, navigated),
+        (capture) => renderCaptured(page, session, run, request, blocker, capture, navigated),
         (capture) => Effect.sync(() => capture?.stop())
       )
 
-    const renderCaptured = (page: Page, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, capture: DocumentCapture | undefined, navigated: Effect.Effect<void>): Effect.Effect<BrowserPage, ScrapeError> =>
+    const renderCaptured = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, capture: DocumentCapture | undefined, navigated: Effect.Effect<void>): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.gen(function*() {
         const first = trackTab(page)
         const network = first.network
         // Tabs the page opens (a click on a target=_blank link): the actions follow the last one (ActionRunner.ts).
-        const tabs: Tabs = { current: first, opened: [] }
+        const tabs: Tabs = { current: first, opened: [], requested: 0 }
         page.context().on("page", (opened) => {
           if (opened !== page) tabs.opened.push(trackTab(opened))
         })
+        // Only a click can open a tab; the Page domain's events cost a little on every page otherwise.
+        if (request.actions.some((action) => action.type === "click")) {
+          session.on("Page.windowOpen", () => {
+            tabs.requested++
+          })
+          yield* probe(() => session.send("Page.enable"), undefined)
+        }
         let failedNavigation: string | undefined
         page.on("requestfailed", (r) => {
           if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url()

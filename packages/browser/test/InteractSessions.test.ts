@@ -212,6 +212,23 @@ describe("interact sessions and Chromium", () => {
     }
   }, 60_000)
 
+  it("answers an expired scrape as it answers one never seen or another key's: UnknownScrape", async () => {
+    const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), { recordTtlMs: 400 })
+    try {
+      await remember(runtime, "short-lived", {})
+      const stranger = await runtime.runPromise(Effect.exit(Interactions.use((interactions) =>
+        interactions.execute("short-lived", { key: "key-2", team: "team-a" }, { code: "return 1", timeoutMs: 5_000 }))))
+      expect(failureTag(stranger)).toBe("UnknownScrape")
+      await sleep(500)
+      const expired = await execute(runtime, "short-lived", "return 1")
+      const never = await execute(runtime, "never-seen", "return 1")
+      expect(failureTag(expired)).toBe("UnknownScrape")
+      expect(String(expired)).toBe(String(never).replaceAll("never-seen", "short-lived"))
+    } finally {
+      await runtime.dispose()
+    }
+  }, 60_000)
+
   it("remembers at most maxRecords scrapes, oldest out first, and never one with an open session", async () => {
     const runtime = runtimeWith(await mkdtemp(join(tmpdir(), "strata-sessions-")), { maxRecords: 2 })
     try {

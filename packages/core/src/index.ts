@@ -80,6 +80,7 @@ export {
   type SweepReport
 } from "./artifacts/ArtifactStore.ts"
 export { type FileStoreOptions } from "./artifacts/FileArtifactStore.ts"
+export { loadOrCreateSecret, secretFromText } from "./artifacts/ArtifactSecret.ts"
 export { type ArtifactKind, artifactPathPrefix } from "./artifacts/ArtifactLinks.ts"
 export { ArtifactError, ArtifactMissing, ArtifactSetupError, BadSignature, LinkExpired, MalformedLink } from "./artifacts/ArtifactError.ts"
 export {

@@ -238,9 +238,9 @@ const serve = (config: ServerConfig) =>
  * STRATA_DATABASE_URL is set, else SQLite under `config.dataDir`. Built once per server and
  * shared: the keys, the routes and the pipeline's cache see the same database.
  */
-export const storeLayer = (config: Pick<ServerConfig, "dataDir">): Layer.Layer<StoreServices, ApiKeyStoreError> =>
-  // Built in the layer's scope: the database closes with the server.
-  Layer.effectContext(Layer.build(layerConfigIn(config.dataDir)).pipe(Effect.mapError(storeFailed)))
+export const storeLayer = (config: Pick<ServerConfig, "dataDir" | "artifactSecret">): Layer.Layer<StoreServices, ApiKeyStoreError> =>
+  // Built in the layer's scope: the database closes with the server. Interact records are sealed with the artifact secret.
+  Layer.effectContext(Layer.build(layerConfigIn(config.dataDir, config.artifactSecret)).pipe(Effect.mapError(storeFailed)))
 
 const storeOptions = (config: ServerConfig, publicUrl: string): FileStoreOptions => ({
   ...config.artifacts,

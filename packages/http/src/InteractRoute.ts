@@ -66,6 +66,16 @@ export const interactErrorReply = (error: InteractionError): ErrorReply => {
       return errorReply(409, "SCRAPE_NOT_RETAINED", reason.message)
     case "ProfileLocked":
       return errorReply(409, "PROFILE_LOCKED", reason.message)
+    case "SessionElsewhere":
+      return errorReply(409, "SESSION_ON_OTHER_SERVER", reason.message)
+    case "RecordUnreadable":
+      // The servers are set up wrongly (their secrets differ), not the request.
+      return errorReply(500, "SCRAPE_RECORD_UNREADABLE", reason.message)
+    case "StoreUnavailable":
+      return {
+        ...errorReply(503, "INTERACT_STORE_UNAVAILABLE", "Interact cannot look up scrapes right now (the state store is unavailable). Retry shortly."),
+        retryAfterSeconds: 5
+      }
     case "TooManySessions":
       // The contract's 429 body is `{ error }` alone.
       return { status: 429, body: { error: reason.message }, retryAfterSeconds: 30 }

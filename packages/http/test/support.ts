@@ -167,6 +167,8 @@ export interface ServerProcess {
   readonly output: () => string
   /** Kills the process (SIGKILL) if it still runs. */
   readonly stop: () => void
+  /** Stops it as an operator would (SIGTERM): resolves once it has exited. */
+  readonly terminate: () => Promise<void>
 }
 
 /**
@@ -189,6 +191,11 @@ export const startServerProcess = async (dataDir: string, env: Record<string, st
   const stop = () => {
     if (child.exitCode === null) child.kill("SIGKILL")
   }
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const terminate = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+    return exited
+  }
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   while (!(await fetch(`${url}/health`).then((r) => r.ok, () => false))) {
@@ -198,7 +205,7 @@ export const startServerProcess = async (dataDir: string, env: Record<string, st
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return { url, output: () => output, stop }
+  return { url, output: () => output, stop, terminate }
 }
 
 /** POST /v2/scrape with `key` and an `x-request-id`: the status and the parsed body. */

@@ -149,6 +149,27 @@ export const migrations: ReadonlyArray<Migration> = [
         PRIMARY KEY (team_id, provider, version)
       )`
     ]
+  },
+  {
+    id: 7,
+    name: "interact records and leases",
+    statements: () => [
+      // A scrape that may be interacted with (InteractRecords.ts in core). `replay` is sealed
+      // (AES-256-GCM, RecordSeal.ts): the headers and cookies in it may be credentials. NULL
+      // under zero data retention, when only whose scrape it was is kept.
+      `CREATE TABLE interact_records (
+        scrape_id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        replay TEXT,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX interact_records_expiry ON interact_records (expires_at)`,
+      `CREATE INDEX interact_records_created ON interact_records (created_at)`,
+      // Who holds an open session (`session:{scrapeId}`) or a profile for saving (`profile:{key}`), until when.
+      `CREATE TABLE interact_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL)`
+    ]
   }
 ]
 

@@ -5,16 +5,30 @@
  * from the environment: Postgres when STRATA_DATABASE_URL is set, otherwise SQLite in
  * `{STRATA_DATA_DIR}/strata.db`; STRATA_CACHE_MAX_BYTES bounds the cache. Beside the `Store`, each
  * layer provides effect's `RateLimiterStore`: in memory for SQLite (one server process), in the
- * database for Postgres, so replicas count a team's requests together.
+ * database for Postgres, so replicas count a team's requests together; and core's
+ * `InteractRecords` in the database (scrape records for interact, and its leases), their replays
+ * sealed with the artifact secret (RecordSeal.ts).
  */
 import { PgClient } from "@effect/sql-pg"
-import { MigrationFailed, Store, StoreError, StoreUnavailable } from "@strata/core"
+import {
+  ArtifactSetupError,
+  InteractRecords,
+  loadOrCreateSecret,
+  MigrationFailed,
+  secretFromText,
+  Store,
+  StoreError,
+  StoreUnavailable
+} from "@strata/core"
 import { Config, Context, Effect, Layer, Option, type Redacted, Schedule, type Scope } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient, SqlError } from "effect/sql"
-import { join, resolve } from "node:path"
+import { randomBytes } from "node:crypto"
+import { dirname, join, resolve } from "node:path"
 import { migrate } from "./Migrations.ts"
+import { makeSealer, type Sealer } from "./RecordSeal.ts"
+import { makeInteractRecords } from "./SqlInteractRecords.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
 import { makeRateLimiterStore, purgeRateLimits } from "./SqlRateLimiterStore.ts"
 import { purgeSlots } from "./SqlSlots.ts"
@@ -27,8 +41,42 @@ export const defaultCacheMaxBytes = 1024 * 1024 * 1024
 /** Where rate-limit counters live: this process's memory, or the database (shared by replicas). */
 export type RateLimits = "memory" | "database"
 
-/** What a store layer provides: the store, and effect's rate limiter store beside it. */
-export type StoreServices = Store | RateLimiter.RateLimiterStore
+/** What a store layer provides: the store, effect's rate limiter store and interact's records beside it. */
+export type StoreServices = Store | RateLimiter.RateLimiterStore | InteractRecords
+
+/** The key interact records are sealed with (RecordSeal.ts). */
+export interface RecordKeyOptions {
+  /** The server's artifact secret (`STRATA_ARTIFACT_SECRET`, at least 16 characters); servers sharing a database need the same one. */
+  readonly recordSecret?: string | undefined
+  /**
+   * Without `recordSecret`: the folder whose `artifact-secret` file (the one the artifact store
+   * generates and uses) is the secret, made on first use. Default: the SQLite file's folder.
+   */
+  readonly dataDir?: string | undefined
+}
+
+/**
+ * The sealer, made on first use (a process that never records a scrape never makes a secret
+ * file) and kept once made; `random` for a database that lives as long as this process.
+ */
+const sealerOf = (options: RecordKeyOptions, random: boolean): Effect.Effect<Sealer, StoreError> => {
+  const secret = options.recordSecret !== undefined
+    ? secretFromText(options.recordSecret)
+    : options.dataDir !== undefined
+    ? loadOrCreateSecret(options.dataDir)
+    : random
+    ? Effect.succeed(new Uint8Array(randomBytes(32)))
+    : Effect.fail(new ArtifactSetupError({ message: "No key to seal interact records with: give the store recordSecret (STRATA_ARTIFACT_SECRET) or a dataDir" }))
+  let made: Sealer | undefined
+  return Effect.suspend(() =>
+    made !== undefined
+      ? Effect.succeed(made)
+      : secret.pipe(
+        Effect.map((key) => (made = makeSealer(key))),
+        Effect.mapError((error) => new StoreError({ reason: new StoreUnavailable({ operation: "interactSeal", message: error.message }) }))
+      )
+  )
+}
 
 /**
  * The store over the client `acquire` opens: migrations first, then the methods; the client closes
@@ -39,7 +87,8 @@ const fromClient = (
   operation: string,
   acquire: Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity>,
   options: SqlStoreOptions,
-  rateLimits: RateLimits
+  rateLimits: RateLimits,
+  sealer: Effect.Effect<Sealer, StoreError>
 ): Layer.Layer<StoreServices, StoreError> => {
   const layer = Layer.effectContext(
     Effect.gen(function*() {
@@ -59,7 +108,7 @@ const fromClient = (
         rateLimits === "database" ? purgeRateLimits(sql) : Effect.void
       )
       yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 hour"))))
-      const context = Context.make(Store, make(sql, options))
+      const context = Context.make(Store, make(sql, options)).pipe(Context.add(InteractRecords, makeInteractRecords(sql, sealer)))
       return rateLimits === "database"
         ? Context.add(context, RateLimiter.RateLimiterStore, makeRateLimiterStore(sql))
         : context
@@ -71,7 +120,7 @@ const fromClient = (
   >
 }
 
-export interface SqliteStoreOptions extends SqlStoreOptions {
+export interface SqliteStoreOptions extends SqlStoreOptions, RecordKeyOptions {
   /** The database file; `:memory:` for a private one. */
   readonly filename: string
   /** Rate-limit counters: in memory by default (one process serves); `database` to share them. */
@@ -80,9 +129,17 @@ export interface SqliteStoreOptions extends SqlStoreOptions {
 
 /** Embedded SQLite through `node:sqlite`, in WAL mode. */
 export const layerSqlite = (options: SqliteStoreOptions): Layer.Layer<StoreServices, StoreError> =>
-  fromClient("open", NodeSqliteClient.make({ filename: options.filename }), options, options.rateLimits ?? "memory")
+  fromClient(
+    "open",
+    NodeSqliteClient.make({ filename: options.filename }),
+    options,
+    options.rateLimits ?? "memory",
+    options.filename === ":memory:"
+      ? sealerOf(options, true)
+      : sealerOf({ ...options, dataDir: options.dataDir ?? dirname(resolve(options.filename)) }, false)
+  )
 
-export interface PgStoreOptions extends SqlStoreOptions {
+export interface PgStoreOptions extends SqlStoreOptions, RecordKeyOptions {
   readonly url: Redacted.Redacted
   /** Connections in the pool (default 10). */
   readonly maxConnections?: number
@@ -96,7 +153,8 @@ export const layerPg = (options: PgStoreOptions): Layer.Layer<StoreServices, Sto
     "connect",
     PgClient.make({ url: options.url, maxConnections: options.maxConnections ?? 10, applicationName: "strata" }),
     options,
-    options.rateLimits ?? "database"
+    options.rateLimits ?? "database",
+    sealerOf(options, false)
   )
 
 /** Which store the environment asks for (see the module comment). */
@@ -112,14 +170,18 @@ export const sqliteFileIn = (dataDir: string): string => join(resolve(dataDir.tr
 /**
  * The store the environment asks for, with the data folder given (the server's, which its own
  * configuration may have set): Postgres when STRATA_DATABASE_URL is set, else `{dataDir}/strata.db`.
+ * Interact records are sealed with `recordSecret`, else STRATA_ARTIFACT_SECRET, else the secret
+ * generated in `dataDir`.
  */
-export const layerConfigIn = (dataDir: string): Layer.Layer<StoreServices, StoreError | Config.ConfigError> =>
+export const layerConfigIn = (dataDir: string, recordSecret?: string): Layer.Layer<StoreServices, StoreError | Config.ConfigError> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const config = yield* storeConfig
+      const configured = yield* Config.String("STRATA_ARTIFACT_SECRET").pipe(Config.withDefault(""))
+      const key = { recordSecret: recordSecret ?? (configured === "" ? undefined : configured), dataDir: resolve(dataDir.trim() || "./data") }
       return Option.match(config.databaseUrl, {
-        onSome: (url) => layerPg({ url, cacheMaxBytes: config.cacheMaxBytes }),
-        onNone: () => layerSqlite({ filename: sqliteFileIn(dataDir), cacheMaxBytes: config.cacheMaxBytes })
+        onSome: (url) => layerPg({ url, cacheMaxBytes: config.cacheMaxBytes, ...key }),
+        onNone: () => layerSqlite({ filename: sqliteFileIn(dataDir), cacheMaxBytes: config.cacheMaxBytes, ...key })
       })
     })
   )

@@ -10,6 +10,7 @@ export {
   layerSqlite,
   type PgStoreOptions,
   type RateLimits,
+  type RecordKeyOptions,
   type SqliteStoreOptions,
   sqliteFileIn,
   storeConfig,

@@ -10,7 +10,9 @@
 import { Context, type Effect, Schema } from "effect"
 import { defaultTeamId } from "../store/Store.ts"
 import { ScrapeError } from "../ScrapeError.ts"
+import { StoreUnavailable } from "../store/StoreError.ts"
 import type { ScrapeRequest } from "../contract/index.ts"
+import { RecordUnreadable } from "./InteractRecords.ts"
 
 /** The team whose browser profiles a render reads and writes; `default` outside the server. */
 export const ProfileTeam = Context.Reference<string>("@strata/core/ProfileTeam", { defaultValue: () => defaultTeamId })
@@ -82,6 +84,17 @@ export class ProfileLocked extends Schema.TaggedError<ProfileLocked>()("ProfileL
   message: Schema.String
 }) {}
 
+/**
+ * The scrape's session is open in another server process on the same store (a replica): its page
+ * lives there, so this process can neither run code in it nor stop it. `expiresAt` is when that
+ * process's lease lapses unless it renews it (it does while the session lives).
+ */
+export class SessionElsewhere extends Schema.TaggedError<SessionElsewhere>()("SessionElsewhere", {
+  scrapeId: Schema.String,
+  expiresAt: Schema.Number,
+  message: Schema.String
+}) {}
+
 /** The session could not be opened: the replay of the scrape failed as a scrape would. */
 export class ReplayFailed extends Schema.TaggedError<ReplayFailed>()("ReplayFailed", {
   error: ScrapeError,
@@ -89,7 +102,7 @@ export class ReplayFailed extends Schema.TaggedError<ReplayFailed>()("ReplayFail
 }) {}
 
 export class InteractionError extends Schema.TaggedError<InteractionError>()("InteractionError", {
-  reason: Schema.Union([UnknownScrape, NotRetained, TooManySessions, ProfileLocked, ReplayFailed])
+  reason: Schema.Union([UnknownScrape, NotRetained, TooManySessions, ProfileLocked, SessionElsewhere, RecordUnreadable, StoreUnavailable, ReplayFailed])
 }) {
   override get message(): string {
     return this.reason.message
@@ -99,7 +112,11 @@ export class InteractionError extends Schema.TaggedError<InteractionError>()("In
 export const interactionError = (reason: InteractionError["reason"]): InteractionError => new InteractionError({ reason })
 
 export interface InteractionsService {
-  /** Keeps what replaying this scrape needs, for `owner` only (bounded, and forgotten after a while). */
+  /**
+   * Keeps what replaying this scrape needs, for `owner` only (bounded, and forgotten after a
+   * while), in the store when there is one; a store that fails is logged, and the scrape's answer
+   * stands (only its interact is lost).
+   */
   readonly remember: (scrapeId: string, request: ScrapeRequest, owner: InteractionOwner) => Effect.Effect<void>
   /** Runs code in the scrape's session, opening it (the scrape replayed) on the first call. */
   readonly execute: (scrapeId: string, owner: InteractionOwner, run: CodeRun) => Effect.Effect<CodeOutcome, InteractionError>

@@ -12,3 +12,13 @@ export { isBadPort, urlPort } from "./PortPolicy.ts"
 export { needsJavaScript, type JavaScriptReason } from "./NeedsJavaScript.ts"
 export * from "./Browser.ts"
 export * from "./Interaction.ts"
+export {
+  type InteractRecord,
+  InteractRecords,
+  type InteractRecordsService,
+  type LeaseClaim,
+  memoryInteractRecords,
+  profileLease,
+  RecordUnreadable,
+  sessionLease
+} from "./InteractRecords.ts"

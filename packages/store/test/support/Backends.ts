@@ -8,11 +8,11 @@ import { Layer, Redacted } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { layerPg, layerSqlite, type RateLimits, type SqlStoreOptions, type StoreServices } from "../../src/index.ts"
+import { layerPg, layerSqlite, type RateLimits, type RecordKeyOptions, type SqlStoreOptions, type StoreServices } from "../../src/index.ts"
 import { startPostgres, type TempPostgres } from "./TempPostgres.ts"
 
 /** A store's options, all optional, and where its rate-limit counters live. */
-export type Options = Partial<SqlStoreOptions> & { readonly rateLimits?: RateLimits }
+export type Options = Partial<SqlStoreOptions> & RecordKeyOptions & { readonly rateLimits?: RateLimits }
 
 export interface Backend {
   readonly name: "sqlite" | "pg"

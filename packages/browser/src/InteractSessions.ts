@@ -79,7 +79,7 @@ export interface SessionOptions {
   readonly idleMs?: number | undefined
   /** How long a scrape can still be interacted with before its first session opens, ms. Default 3,600,000. */
   readonly recordTtlMs?: number | undefined
-  /** Scrapes remembered at once (in the store, the newest this many are kept by each sweep of it). Default 10,000. */
+  /** Scrapes remembered at once (in the store, the newest this many are kept by each sweep of it). Default 10,000 in memory, 200,000 in the store. */
   readonly maxRecords?: number | undefined
   /** How often expiry is checked and leases renewed, ms. Default 5,000. */
   readonly sweepEveryMs?: number | undefined
@@ -173,10 +173,12 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
     const ttlMs = options.ttlMs ?? 600_000
     const idleMs = options.idleMs ?? 300_000
     const recordTtlMs = options.recordTtlMs ?? 3_600_000
-    const maxRecords = Math.max(1, options.maxRecords ?? 10_000)
+    const stored = yield* Effect.serviceOption(InteractRecords)
+    // A stored record takes about 0.6 KB (2,000 typical ones: 1.5 MB of SQLite): the store's bound is for disk, memory's for the heap.
+    const maxRecords = Math.max(1, options.maxRecords ?? (Option.isSome(stored) ? 200_000 : 10_000))
     const maxSessions = Math.max(1, options.maxSessions)
     const leaseMs = Math.max(1_000, options.leaseMs ?? 30_000)
-    const records: InteractRecordsService = Option.getOrElse(yield* Effect.serviceOption(InteractRecords), () => memoryInteractRecords({ maxRecords }))
+    const records: InteractRecordsService = Option.getOrElse(stored, () => memoryInteractRecords({ maxRecords }))
     /** This process, as the holder of its sessions' leases. */
     const instance = randomUUID()
     const entries = new Map<string, Entry>()

@@ -6,6 +6,7 @@
  */
 import type { DrawingBox, ImageBox, Rule } from "./PageContent.ts"
 import { multiplyMatrix as multiply, type Matrix } from "@strata/core"
+import { MAX_CONTOURS, type PathContour } from "./OutlinedText.ts"
 import { pdfjs } from "./PdfJs.ts"
 
 /**
@@ -67,10 +68,30 @@ export const graphicsFrom = (
   fnArray: ArrayLike<number>,
   argsArray: ReadonlyArray<unknown>,
   base: Matrix
-): { rules: Array<Rule>; images: Array<ImageBox>; drawings: Array<DrawingBox> } => {
+): { rules: Array<Rule>; images: Array<ImageBox>; drawings: Array<DrawingBox>; contours: Array<PathContour> } => {
   const OPS = pdfjs.OPS
   neutral ??= neutralOps()
   const rules: Array<Rule> = []
+  // The subpaths of filled paths, one box each: words drawn as outlines are found from them (OutlinedText.ts).
+  // The current subpath's box (end points only: control points would only widen it a little) and its segments.
+  const contours: Array<PathContour> = []
+  let cx0 = Infinity, cy0 = Infinity, cx1 = -Infinity, cy1 = -Infinity, cCurves = 0, cSegments = 0
+  const track = (x: number, y: number, curve: number) => {
+    if (x < cx0) cx0 = x
+    if (x > cx1) cx1 = x
+    if (y < cy0) cy0 = y
+    if (y > cy1) cy1 = y
+    cSegments++
+    cCurves += curve
+  }
+  const endContour = () => {
+    if (cSegments >= 3 && cx0 <= cx1 && contours.length < MAX_CONTOURS) {
+      contours.push({ x0: cx0, x1: cx1, top: cy0, bottom: cy1, curves: cCurves, segments: cSegments - 1 })
+    }
+    cx0 = cy0 = Infinity
+    cx1 = cy1 = -Infinity
+    cCurves = cSegments = 0
+  }
   const images: Array<ImageBox> = []
   const drawings: Array<DrawingBox> = []
   const stack: Array<Matrix> = []
@@ -174,6 +195,7 @@ export const graphicsFrom = (
       if (drew.length > 0) drew[drew.length - 1] = true
       const stroked = paint === OPS.stroke || paint === OPS.closeStroke || paint === OPS.fillStroke ||
         paint === OPS.eoFillStroke || paint === OPS.closeFillStroke || paint === OPS.closeEOFillStroke
+      const filled = paint !== OPS.stroke && paint !== OPS.closeStroke && contours.length < MAX_CONTOURS
       // Walk the path: straight segments only; curves end the current run of points.
       let startX = 0, startY = 0, curX = 0, curY = 0
       const points: Array<number> = []
@@ -205,21 +227,26 @@ export const graphicsFrom = (
         const op = data[k]
         if (op === 0) { // moveTo
           flush()
+          if (filled) endContour()
           ;[curX, curY] = point(data[k + 1], data[k + 2])
           startX = curX; startY = curY
           points.push(curX, curY)
+          if (filled) track(curX, curY, 0)
           k += 3
         } else if (op === 1) { // lineTo
           ;[curX, curY] = point(data[k + 1], data[k + 2])
           points.push(curX, curY)
+          if (filled) track(curX, curY, 0)
           k += 3
         } else if (op === 2) { // curveTo
           curved = true
           ;[curX, curY] = point(data[k + 5], data[k + 6])
+          if (filled) track(curX, curY, 1)
           k += 7
         } else if (op === 3) { // quadraticCurveTo
           curved = true
           ;[curX, curY] = point(data[k + 3], data[k + 4])
+          if (filled) track(curX, curY, 1)
           k += 5
         } else { // closePath
           if (points.length >= 2 && (curX !== startX || curY !== startY) && points.length < 8) points.push(startX, startY)
@@ -227,10 +254,11 @@ export const graphicsFrom = (
         }
       }
       flush()
+      if (filled) endContour()
     } else if (drew.length > 0 && !neutral.has(fn)) {
       drew[drew.length - 1] = true
     }
   }
-  return { rules, images, drawings }
+  return { rules, images, drawings, contours }
 }
 

@@ -15,10 +15,11 @@
  */
 import { Effect, Exit, Fiber, Scope, Semaphore } from "effect"
 import { DocumentError, ensureOcrFits, ocrFailureText, rawImage, Timeout } from "@strata/core"
-import type { Diagnostic, OcrEngine, OcrError, OcrResult, PageElements, ParseMode, TextRun } from "@strata/core"
+import type { Diagnostic, DrawingBox, OcrEngine, OcrError, OcrResult, PageElements, ParseMode, TextRun } from "@strata/core"
 import { decideOcr, type DecisionInput, type DecisionReason } from "./OcrDecision.ts"
 import type { PageRenderer, RenderedPage } from "./PageRenderer.ts"
 import { isRtlText } from "./Lines.ts"
+import { regionCrop, withOutlinedRuns } from "./OutlinedOcr.ts"
 import type { PageSource } from "./PageSource.ts"
 
 export interface OcrPagesOptions {
@@ -100,6 +101,9 @@ export const ocrRuns = (result: OcrResult, rendered: Pick<RenderedPage, "region"
 /** Lines below this confidence (0..1) are dropped as noise. */
 const MIN_LINE_CONFIDENCE = 0.3
 
+/** Outlined regions may be a false find (an icon row): what is read there must be surer. */
+const MIN_OUTLINED_CONFIDENCE = 0.5
+
 /** Wraps a page source so that the pages that need OCR come back with recognised runs. */
 export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Effect<PageSource, DocumentError> =>
   Effect.gen(function*() {
@@ -157,10 +161,53 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
         )
       })
 
+    /** Words drawn as outlines (OutlinedText.ts): each region rendered alone and read; its words join the page's runs. */
+    const recogniseOutlined = (page: PageElements, regions: ReadonlyArray<DrawingBox>, ocr: OcrEngine["Service"]): Effect.Effect<PageElements, DocumentError> =>
+      Effect.gen(function*() {
+        yield* ensureOcrFits(ocr, 1, deadline).pipe(Effect.mapError((e) => toDocumentError(e, page.pageNumber)))
+        const runs: Array<TextRun> = []
+        const read: Array<DrawingBox> = []
+        let failed = 0
+        for (const region of regions) {
+          const crop = regionCrop(region, page.width, page.height)
+          if ((crop.region[2] - crop.region[0]) * page.width < 4 || (crop.region[3] - crop.region[1]) * page.height < 4) continue
+          const rendered = yield* Effect.tryPromise(async () => (await openRenderer()).renderRegion(page.pageNumber, crop.dpi, crop.region)).pipe(Effect.option)
+          if (rendered._tag === "None") {
+            failed++
+            continue
+          }
+          const { image } = rendered.value
+          // The crop is upright and straight (it is a render): no rotation or skew to look for.
+          const result = yield* ocr.recognize(rawImage(image.data, image.width, image.height, 1), { deadline, dpi: crop.dpi, autoRotate: false }).pipe(
+            Effect.map((r) => r as OcrResult | undefined),
+            Effect.catch((e: OcrError) => e.reason._tag === "OcrTimeout" ? Effect.fail(toDocumentError(e, page.pageNumber)) : Effect.succeed(undefined))
+          )
+          if (result === undefined) {
+            failed++
+            continue
+          }
+          const lines = result.lines.filter((l) => l.text.trim() !== "" && l.confidence >= MIN_OUTLINED_CONFIDENCE)
+          runs.push(...ocrRuns({ ...result, lines }, rendered.value, page.width, page.height))
+          const [x0, y0, x1, y1] = rendered.value.region
+          read.push({ x0: x0 * page.width, x1: x1 * page.width, top: y0 * page.height, bottom: y1 * page.height })
+        }
+        const next = withOutlinedRuns(page, read, runs)
+        const words = runs.length
+        return failed > 0
+          ? withDiagnostic(next, "warning", "ocr_failed", `${failed} of ${regions.length} regions of outlined text could not be read`)
+          : withDiagnostic(next, "info", "ocr_applied", `OCR (${ocr.name}) read ${regions.length} regions of outlined text: ${words} words`)
+      })
+
     /** A page as read: decided, and recognised when it needs it (or marked when it cannot be). */
     const process = (page: PageElements): Effect.Effect<PageElements, DocumentError> =>
       Effect.flatMap(decide(page), (reason): Effect.Effect<PageElements, DocumentError> => {
-        if (reason === undefined) return Effect.succeed(page)
+        if (reason === undefined) {
+          const regions = page.outlined ?? []
+          if (regions.length === 0) return Effect.succeed(page)
+          if (engine !== undefined && mode !== "fast") return recogniseOutlined(page, regions, engine)
+          return Effect.succeed(withDiagnostic(page, "warning", mode === "fast" ? "ocr_skipped" : "pdf_no_text_layer",
+            `${regions.length} regions of the page are words drawn as outlines: OCR would be needed to read them`))
+        }
         if (engine !== undefined && mode !== "fast") return recognise(page, reason, engine)
         if (mode === "fast") {
           return Effect.succeed(withDiagnostic(page, "warning", "ocr_skipped", `the page needs OCR (${reason}) but mode is "fast": its text may be missing`))

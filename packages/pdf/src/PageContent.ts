@@ -15,6 +15,7 @@ import type { PDFDocumentProxy, PDFPageProxy, TextItem } from "pdfjs-dist/types/
 import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
 import { applyMatrix, multiplyMatrix as multiply, type Matrix, type PageElements, type TextRun, type ImageBox, type Rule, type DrawingBox } from "@strata/core"
 import { graphicsFrom } from "./Graphics.ts"
+import { outlinedRegions, type PathContour } from "./OutlinedText.ts"
 import { cmexText, isCmex } from "./MathGlyphs.ts"
 import { type FontFacts, type TextStyle, textFromOperatorList } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
@@ -230,15 +231,16 @@ const readOnce = async (doc: PDFDocumentProxy, page: PDFPageProxy, base: Matrix)
   let rules: Array<Rule> = []
   let images: Array<ImageBox> = []
   let drawings: Array<DrawingBox> = []
+  let contours: Array<PathContour> = []
   let graphicsFailed = ops === undefined
   if (ops !== undefined) {
     try {
-      ;({ rules, images, drawings } = graphicsFrom(ops.fnArray, ops.argsArray, base))
+      ;({ rules, images, drawings, contours } = graphicsFrom(ops.fnArray, ops.argsArray, base))
     } catch {
       graphicsFailed = true
     }
   }
-  return { items: text.items, styles: text.styles, rules, images, drawings, graphicsFailed }
+  return { items: text.items, styles: text.styles, rules, images, drawings, contours, graphicsFailed }
 }
 
 /** A drawing covering this share of the page is a background (a page tint, a frame around everything), never part of a picture. */
@@ -274,7 +276,7 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number, option
     const viewport = page.getViewport({ scale: 1 })
     const base = viewport.transform as Matrix
     const read = options.textPass === true
-      ? await readWithTextPass(page, base, viewport.height, (name) => fontCache.get(doc)?.has(name) === true)
+      ? { ...(await readWithTextPass(page, base, viewport.height, (name) => fontCache.get(doc)?.has(name) === true)), contours: [] }
       : await readOnce(doc, page, base)
     let { rules, images, drawings } = read
     // Text mostly running down or up the page (a landscape table on a portrait page, or /Rotate
@@ -289,8 +291,11 @@ export const readPage = async (doc: PDFDocumentProxy, pageNumber: number, option
     const all = runsFrom(doc, page, read.items, read.styles, frame.matrix)
     // Text outside the visible box (CropBox) is not on the page as readers see it.
     const runs = all.runs.filter((r) => (r.x0 + r.x1) / 2 >= -2 && (r.x0 + r.x1) / 2 <= frame.width + 2 && (r.top + r.bottom) / 2 >= -2 && (r.top + r.bottom) / 2 <= frame.height + 2)
+    // Words drawn as outlines, read in the page's own frame (a turned page is left as it is).
+    const outlined = turn === 0 ? outlinedRegions(read.contours, runs, frame.width, frame.height) : []
     return {
-      pageNumber, width: frame.width, height: frame.height, runs, rules, images, drawings: pageDrawings(drawings, frame.width, frame.height), unmapped: all.unmapped, graphicsFailed: read.graphicsFailed
+      pageNumber, width: frame.width, height: frame.height, runs, rules, images, drawings: pageDrawings(drawings, frame.width, frame.height), unmapped: all.unmapped, graphicsFailed: read.graphicsFailed,
+      ...(outlined.length > 0 ? { outlined } : {})
     }
   } finally {
     page.cleanup()

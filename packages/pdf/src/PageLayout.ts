@@ -186,11 +186,13 @@ export const writePage = ({ page, ordered }: OrderedPage): Page => {
   const blocks: Array<Block> = []
   for (const block of ordered) {
     if (page.rtl && block.table !== undefined) block.table = mirrorGrid(block.table)
+    // OCR'd runs carry a confidence: a block of them on a native page (words drawn as outlines) is OCR'd text too.
+    const ocr = ocrConfidence(block)
     const written = structuredBlock(block.kind, blockStructure(block, vocabulary), {
       bbox: normalisedBox(block, page),
-      source: block.latex !== undefined ? "formula_glyphs" : page.textSource,
+      source: block.latex !== undefined ? "formula_glyphs" : ocr !== null ? "layout_ocr" : page.textSource,
       ...(block.label !== undefined ? { label: block.label } : {}),
-      confidence: { layout: block.confidence ?? null, ocr: page.textSource === "layout_ocr" ? ocrConfidence(block) : null }
+      confidence: { layout: block.confidence ?? null, ocr }
     })
     if (written.content.length > 0) blocks.push(written)
   }

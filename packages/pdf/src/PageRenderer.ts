@@ -51,6 +51,8 @@ export interface RenderedPage {
 export interface PageRenderer {
   readonly numPages: number
   readonly render: (pageNumber: number, dpi: number) => Promise<RenderedPage>
+  /** Paints only `region` of the page (normalised [x0, y0, x1, y1], top-left origin): words drawn as outlines. */
+  readonly renderRegion: (pageNumber: number, dpi: number, region: readonly [number, number, number, number]) => Promise<RenderedPage>
   /** What the auto decision needs about the page (text with render modes, image coverage). */
   readonly facts: (pageNumber: number) => Promise<DecisionInput>
   readonly close: () => Promise<void>
@@ -83,6 +85,14 @@ export const openRenderer = async (bytes: Uint8Array): Promise<PageRenderer> => 
         page.cleanup()
       }
     },
+    renderRegion: async (pageNumber, dpi, region) => {
+      const page = await doc.getPage(pageNumber)
+      try {
+        return await paint(doc, page, dpi, region)
+      } finally {
+        page.cleanup()
+      }
+    },
     facts: async (pageNumber) => {
       const page = await doc.getPage(pageNumber)
       try {
@@ -95,11 +105,20 @@ export const openRenderer = async (bytes: Uint8Array): Promise<PageRenderer> => 
   }
 }
 
-const paint = async (doc: PDFDocumentProxy, page: PDFPageProxy, dpi: number): Promise<RenderedPage> => {
+const paint = async (
+  doc: PDFDocumentProxy,
+  page: PDFPageProxy,
+  dpi: number,
+  region: readonly [number, number, number, number] = [0, 0, 1, 1]
+): Promise<RenderedPage> => {
   const base = page.getViewport({ scale: 1 })
-  const viewport = page.getViewport({ scale: dpi / 72 })
-  const width = Math.ceil(viewport.width)
-  const height = Math.ceil(viewport.height)
+  const full = page.getViewport({ scale: dpi / 72 })
+  // A region is painted by shifting the page so that its corner lands on the canvas origin.
+  const [rx0, ry0, rx1, ry1] = region
+  const left = Math.floor(rx0 * full.width), top = Math.floor(ry0 * full.height)
+  const viewport = left === 0 && top === 0 ? full : page.getViewport({ scale: dpi / 72, offsetX: -left, offsetY: -top })
+  const width = Math.max(1, Math.ceil(rx1 * full.width) - left)
+  const height = Math.max(1, Math.ceil(ry1 * full.height) - top)
   const factory = (doc as unknown as { canvasFactory: CanvasFactory }).canvasFactory
   const { canvas, context } = factory.create(width, height)
   try {
@@ -112,7 +131,10 @@ const paint = async (doc: PDFDocumentProxy, page: PDFPageProxy, dpi: number): Pr
     for (let i = 0, j = 0; j < grey.length; i += 4, j++) {
       grey[j] = (rgba[i] * 77 + rgba[i + 1] * 150 + rgba[i + 2] * 29) >> 8
     }
-    return { image: { data: grey, width, height }, dpi, via: "render", pageWidth: base.width, pageHeight: base.height, region: [0, 0, 1, 1] }
+    return {
+      image: { data: grey, width, height }, dpi, via: "render", pageWidth: base.width, pageHeight: base.height,
+      region: rx0 === 0 && ry0 === 0 && rx1 === 1 && ry1 === 1 ? [0, 0, 1, 1] : [left / full.width, top / full.height, (left + width) / full.width, (top + height) / full.height]
+    }
   } finally {
     factory.destroy({ canvas, context })
   }

@@ -1,0 +1,129 @@
+/**
+ * Finding words drawn as outlines, on PDFs printed by Chromium with those words as filled paths
+ * (test/fixtures/outlined, see make.sh): the poster's title, subtitle and footer are found and
+ * nothing else; the logo's name is found without its emblem; a chart page (bars, markers, icons,
+ * hatching, a table's rules) and the born-digital golden documents give no region. Without OCR
+ * (`fast`, or no engine) the page says its outlined words are missing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+import { Effect } from "effect"
+import { closePdf, openPdf, readPage } from "../src/index.ts"
+import { outlinedRegions, type PathContour, rowRejection } from "../src/OutlinedText.ts"
+import { regionCrop } from "../src/OutlinedOcr.ts"
+import { goldenCases } from "./helpers/GoldenCases.ts"
+import { readAll } from "./helpers/ReadAll.ts"
+
+const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`./fixtures/outlined/${name}.pdf`, import.meta.url)))
+
+const pages = (bytes: Uint8Array) =>
+  Effect.acquireUseRelease(
+    openPdf(bytes, Date.now() + 30_000),
+    (opened) => Effect.promise(async () => {
+      const out = []
+      for (let n = 1; n <= opened.doc.numPages; n++) out.push(await readPage(opened.doc, n))
+      return out
+    }),
+    closePdf
+  )
+
+/** A row of glyph-like contours: `widths` side by side on one baseline at y 100. */
+const row = (widths: ReadonlyArray<number>, heights: ReadonlyArray<number>, curves: number, segments: number, gap = 1): Array<PathContour> => {
+  let x = 50
+  return widths.map((w, i) => {
+    const c = { x0: x, x1: x + w, top: 100 - heights[i % heights.length], bottom: 100, curves, segments }
+    x += w + gap
+    return c
+  })
+}
+
+describe("outlined text regions", () => {
+  it.effect("finds the poster's outlined title, subtitle and footer, top to bottom, and not its text layer", () =>
+    Effect.gen(function*() {
+      const [page] = yield* pages(fixture("poster"))
+      const regions = page.outlined ?? []
+      assert.strictEqual(regions.length, 3)
+      const [title, subtitle, footer] = regions
+      // Title at 40 pt near the top, subtitle under it, footer below the two paragraphs of real text.
+      assert.isTrue(title.top > 50 && title.bottom < 100 && title.x1 - title.x0 > 400)
+      assert.isTrue(subtitle.top > title.bottom && subtitle.bottom < 140)
+      const body = page.runs.filter((r) => r.text.includes("science fair returns"))
+      assert.strictEqual(body.length, 1)
+      assert.isTrue(footer.top > Math.max(...page.runs.map((r) => r.bottom)))
+      // No region lies over the text layer.
+      for (const r of regions) for (const run of page.runs) assert.isTrue(run.top >= r.bottom || run.bottom <= r.top)
+    }))
+
+  it.effect("finds the logo's name without its emblem, and not the star below the text", () =>
+    Effect.gen(function*() {
+      const [page] = yield* pages(fixture("logo"))
+      const regions = page.outlined ?? []
+      assert.strictEqual(regions.length, 1)
+      // The emblem (a 45 pt disc at x 55..100) stays out of the region; the letters are about 22 pt tall.
+      assert.isAbove(regions[0].x0, 100)
+      assert.isBelow(regions[0].bottom - regions[0].top, 35)
+    }))
+
+  it.effect("finds nothing on a chart page: bars, markers, icons, hatching, legend squares, table rules", () =>
+    Effect.gen(function*() {
+      const [page] = yield* pages(fixture("chart"))
+      assert.isAbove(page.drawings.length, 20)
+      assert.isUndefined(page.outlined)
+    }))
+
+  it.effect("finds nothing on the born-digital golden documents", () =>
+    Effect.gen(function*() {
+      let read = 0
+      for (const [name, build] of Object.entries(goldenCases)) {
+        for (const page of yield* pages(yield* Effect.promise(build))) {
+          read++
+          assert.isUndefined(page.outlined, `${name} page ${page.pageNumber}`)
+        }
+      }
+      assert.isAbove(read, 10)
+    }), 60_000)
+
+  it("tells set type from rows of shapes", () => {
+    const word = [9, 5, 8, 13, 8, 5, 8]
+    assert.isUndefined(rowRejection(row(word, [10, 7, 7, 7, 10, 7, 7], 6, 12)))
+    // Bars of a chart: heights all over; legend squares and markers: all alike.
+    assert.strictEqual(rowRejection(row([8, 8, 8, 8, 8], [4, 10, 7, 13, 5], 0, 4)), "heights")
+    assert.strictEqual(rowRejection(row([10, 10, 10, 10], [10], 4, 4, 3)), "uniform")
+    // Straight rectangles of varied widths on one baseline (a stacked bar, cells): no curves.
+    assert.strictEqual(rowRejection(row(word, [10, 7, 7, 7, 10, 7, 7], 0, 4)), "straight")
+    // Letters spaced like icons.
+    assert.strictEqual(rowRejection(row(word, [10, 7, 7, 7, 10, 7, 7], 6, 12, 12)), "spacing")
+    assert.strictEqual(rowRejection(row([9, 5], [10], 6, 12)), "few")
+  })
+
+  it("drops a row that text of the text layer covers (a shadow or highlight behind real words), or off the page", () => {
+    const contours = row([9, 5, 8, 13, 8, 5, 8], [10, 7, 7, 7, 10, 7, 7], 6, 12)
+    const run = (x0: number, top: number) => ({
+      text: "covering", x0, x1: x0 + 72, top, bottom: top + 14, baseline: top + 12, size: 12,
+      bold: false, italic: false, mono: false, math: false, symbol: false, rotated: false, rtl: false
+    })
+    // Elsewhere on the page, a line of the text layer.
+    assert.strictEqual(outlinedRegions(contours, [run(48, 400)], 612, 792).length, 1)
+    assert.strictEqual(outlinedRegions(contours, [run(48, 400), run(48, 88)], 612, 792).length, 0)
+    // Off the visible page, and on a page with no text layer (whole-page OCR reads that one): none.
+    assert.strictEqual(outlinedRegions(contours.map((c) => ({ ...c, x0: c.x0 + 700, x1: c.x1 + 700 })), [run(48, 400)], 612, 792).length, 0)
+    assert.strictEqual(outlinedRegions(contours, [], 612, 792).length, 0)
+  })
+
+  it("crops a region with a margin, at a resolution that makes its letters about 48 px tall", () => {
+    const crop = regionCrop({ x0: 100, x1: 300, top: 100, bottom: 130, rows: 1 }, 600, 800)
+    assert.strictEqual(crop.dpi, 115)
+    assert.deepStrictEqual(crop.region.map((v) => Math.round(v * 1000)), [142, 106, 525, 181])
+    // Small print is capped at 400 dpi.
+    assert.strictEqual(regionCrop({ x0: 100, x1: 150, top: 100, bottom: 106 }, 600, 800).dpi, 400)
+  })
+
+  it.effect("fast mode leaves outlined words unread and says so", () =>
+    Effect.gen(function*() {
+      const out = yield* readAll(fixture("poster"), { mode: "fast" })
+      assert.notInclude(out.markdown, "Summer Science Fair")
+      assert.include(out.markdown, "science fair returns")
+      assert.isTrue(out.pages[0].diagnostics?.some((d) => d.code === "ocr_skipped" && d.message.includes("3 regions")))
+      assert.isTrue(out.pages[0].blocks.every((b) => b.source === "native_text"))
+    }))
+})

@@ -74,6 +74,8 @@ export interface BrowserOptions {
   readonly smartWait?: Partial<WaitTuning> | undefined
   /** Keep a spare context ready for the next render with default options (see above). Default true. */
   readonly spareContext?: boolean | undefined
+  /** Told, for each render, whether it took a spare made ahead of it or made its context (bench/browser and the tests count them). */
+  readonly onContext?: ((source: "spare" | "new") => void) | undefined
 }
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
@@ -121,13 +123,19 @@ const splitCookies = (headers: Readonly<Record<string, string>>, url: string) =>
 const hasHeader = (headers: Readonly<Record<string, string>>, name: string): string | undefined =>
   Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
 
-/** A request whose context has the default options, so a spare made ahead of it serves it exactly. */
+/**
+ * A request whose context has the default options, so a spare made ahead of it serves it exactly
+ * once its TLS setting matches too. `skipTlsVerification` is the one context option whose default
+ * differs between the API (true, as Firecrawl's) and library callers (false), so the spare follows
+ * the last request's: a spare made with it off never served the server's renders, which paid the
+ * whole set-up (~500 ms a render at load 15, between the fetch engine's request and Chromium's).
+ */
 const takesSpare = (request: BrowserRequest): boolean =>
   (request.headers === undefined || Object.keys(request.headers).length === 0) && !request.mobile && request.location === undefined &&
-  request.profile === undefined && !request.skipTlsVerification && request.blockAds !== false
+  request.profile === undefined && request.blockAds !== false
 
-/** The request a spare is made for: default options, no page yet. */
-const spareRequest: BrowserRequest = { url: "about:blank", skipTlsVerification: false, mobile: false, waitFor: 0, actions: [] }
+/** The request a spare is made for: default options, no page yet, TLS checked or not as the last render asked. */
+const spareRequest = (skipTlsVerification: boolean): BrowserRequest => ({ url: "about:blank", skipTlsVerification, mobile: false, waitFor: 0, actions: [] })
 /** How long making a spare may take. */
 const SPARE_DEADLINE_MS = 30_000
 
@@ -356,13 +364,16 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     // The spare: made in its own scope (it outlives the fiber that makes it), closed by the render that takes it.
     const useSpares = options.spareContext !== false
     const layerScope = yield* Effect.scope
-    interface Spare { readonly browser: Browser; readonly fiber: Fiber.Fiber<{ readonly prepared: Prepared; readonly scope: Scope.Closeable }, ScrapeError> }
+    interface Spare { readonly browser: Browser; readonly skipTls: boolean; readonly fiber: Fiber.Fiber<{ readonly prepared: Prepared; readonly scope: Scope.Closeable }, ScrapeError> }
     let spare: Spare | undefined
-    const makeSpare = (launched: Browser) =>
+    /** The TLS setting of the last render that could take a spare: the next spare is made with it (the API's default until one came). */
+    let spareTls = true
+    const makeSpare = (launched: Browser, skipTls: boolean) =>
       Effect.gen(function*() {
         const scope = yield* Scope.make()
-        const run: Run = { browser: launched, deadline: Date.now() + SPARE_DEADLINE_MS, url: spareRequest.url }
-        const prepared = yield* prepare(run, spareRequest).pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+        const request = spareRequest(skipTls)
+        const run: Run = { browser: launched, deadline: Date.now() + SPARE_DEADLINE_MS, url: request.url }
+        const prepared = yield* prepare(run, request).pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
         return { prepared, scope }
       })
     /** Closes a spare nobody will use (its browser gone or stopped), off the caller's path. */
@@ -375,8 +386,9 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     const refill = Effect.suspend(() => {
       const launched = current
       if (!useSpares || spare !== undefined || launched === undefined || !launched.isConnected()) return Effect.void
-      return Effect.flatMap(Effect.forkIn(makeSpare(launched), layerScope), (fiber) => {
-        const made = { browser: launched, fiber }
+      const skipTls = spareTls
+      return Effect.flatMap(Effect.forkIn(makeSpare(launched, skipTls), layerScope), (fiber) => {
+        const made = { browser: launched, skipTls, fiber }
         if (spare === undefined) {
           spare = made
           return Effect.void
@@ -385,12 +397,13 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
       })
     })
     /** The spare for this browser, once made; undefined when there is none or it did not come up. */
-    const takeSpare = (launched: Browser) =>
+    const takeSpare = (launched: Browser, skipTls: boolean) =>
       Effect.suspend(() => {
+        spareTls = skipTls
         const taken = spare
         spare = undefined
         if (taken === undefined) return Effect.succeed(undefined)
-        if (taken.browser !== launched) return Effect.as(discard(taken), undefined)
+        if (taken.browser !== launched || taken.skipTls !== skipTls) return Effect.as(discard(taken), undefined)
         return Effect.flatMap(Effect.exit(Fiber.join(taken.fiber)), (exit) => {
           if (Exit.isFailure(exit)) return Effect.succeed(undefined)
           if (launched.isConnected() && !exit.value.prepared.page.isClosed()) return Effect.succeed(exit.value)
@@ -505,8 +518,9 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
         }))
         const launched = yield* browser
         const run: Run = { browser: launched, deadline, url: request.url }
-        const taken = spareAllowed && useSpares && takesSpare(request) ? yield* takeSpare(launched) : undefined
+        const taken = spareAllowed && useSpares && takesSpare(request) ? yield* takeSpare(launched, request.skipTlsVerification) : undefined
         if (taken !== undefined) yield* Effect.addFinalizer(() => Scope.close(taken.scope, Exit.void))
+        options.onContext?.(taken === undefined ? "new" : "spare")
         const prepared = taken === undefined ? yield* prepare(run, request) : taken.prepared
         prepared.source.url = request.url
         const { context, page, session } = prepared

@@ -18,6 +18,8 @@ let other: Site
 let runtime: ManagedRuntime.ManagedRuntime<BrowserEngine, never>
 let hanging = 0
 let hangingClosed = 0
+/** Where each render's context came from: a spare made ahead of it, or made for it. */
+const contexts: Array<"spare" | "new"> = []
 
 const base: Omit<BrowserRequest, "url"> = { skipTlsVerification: false, mobile: false, waitFor: 0, actions: [] }
 const render = (request: Partial<BrowserRequest> & { url: string }, timeout = 45_000) =>
@@ -103,7 +105,8 @@ beforeAll(async () => {
   runtime = ManagedRuntime.make(layer({
     concurrency: 2,
     // Only the test pages' own origins are allowed: the other server stands for an internal service.
-    policy: { allowPrivate: false, allowedOrigins: [site.url, withOther.url] }
+    policy: { allowPrivate: false, allowedOrigins: [site.url, withOther.url] },
+    onContext: (source) => contexts.push(source)
   }) as Layer.Layer<BrowserEngine>)
 })
 
@@ -200,6 +203,15 @@ describe("PlaywrightEngine", () => {
       const page = await render({ url: `${site.url}/storage` })
       // The page's own cookie from its response, and nothing else: no storage, no earlier cookie, none sent.
       expect(text(page.body)).toContain(`<p id="seen">seen none|none|served=left-behind|none</p>`)
+    }
+  })
+
+  it("serves the next render from a spare context whichever TLS setting the renders use (the API skips verification by default)", async () => {
+    for (const skipTlsVerification of [true, false]) {
+      const before = contexts.length
+      for (let i = 0; i < 3; i++) expect(text((await render({ url: `${site.url}/script`, skipTlsVerification })).body)).toContain("Rendered by script")
+      // The first may find a spare made for the other setting (closed, not used); the next two take one made for theirs.
+      expect(contexts.slice(before + 1)).toEqual(["spare", "spare"])
     }
   })
 

@@ -147,12 +147,8 @@ export class Pipeline extends Context.Service<Pipeline, {
       }
 
       /** The page from the cache when there is one and it may serve the request, else fetched (then cached). */
-      const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Served, ScrapeError> => {
-        const refused = refusal(request)
-        if (refused !== undefined) return Effect.fail(refused)
-        if (Option.isSome(cache)) return cache.value.serve(request, fetchPage(request, deadline))
-        return fetchPage(request, deadline)
-      }
+      const acquire = (request: ScrapeRequest, deadline: number): Effect.Effect<Served, ScrapeError> =>
+        Effect.andThen(admit(request), () => Option.isSome(cache) ? cache.value.serve(request, fetchPage(request, deadline)) : fetchPage(request, deadline))
 
       /** `data` with `changeTracking` when the request asks for it (`markdown`: the page's, when `data` lacks it). */
       const tracked = (data: ScrapeData, served: Served, request: ScrapeRequest, deadline: number, markdown?: string) => {

@@ -10,7 +10,7 @@
  * Plain node:http: three fixed answers need no router, and the listener lives in the worker's
  * scope, closed after the running jobs end.
  */
-import { type Job, type JobQueue, PrometheusText } from "@strata/core"
+import { type Job, type JobQueue, probeFailureReason, PrometheusText, withinProbeTimeout } from "@strata/core"
 import { Effect, Exit } from "effect"
 import { createServer } from "node:http"
 
@@ -38,8 +38,6 @@ export const counted = <E, R>(state: WorkerState, handler: (job: Job<unknown>) =
         })
       ))
     })
-
-const PROBE_TIMEOUT = "2 seconds"
 
 const families = (state: WorkerState): Array<PrometheusText.Family> => [
   {
@@ -76,10 +74,7 @@ export interface ProbeListenerOptions {
 /** Serves the probes until the scope closes. */
 export const probeListener = (queue: JobQueue["Service"], state: WorkerState, options: ProbeListenerOptions) =>
   Effect.gen(function*() {
-    const depth = queue.depth(options.queueName).pipe(
-      Effect.timeoutOrElse({ duration: PROBE_TIMEOUT, orElse: () => Effect.fail(new Error(`no answer within ${PROBE_TIMEOUT}`)) }),
-      Effect.result
-    )
+    const depth = Effect.result(withinProbeTimeout(queue.depth(options.queueName)))
     const answer = async (path: string): Promise<readonly [number, string, string]> => {
       const json = "application/json"
       if (path === "/health") return [200, json, JSON.stringify({ status: "ok", success: true })]
@@ -87,8 +82,7 @@ export const probeListener = (queue: JobQueue["Service"], state: WorkerState, op
         if (state.draining) return [503, json, JSON.stringify({ status: "draining", success: false, error: "the worker is draining: it takes no new jobs" })]
         const read = await Effect.runPromise(depth)
         if (read._tag === "Failure") {
-          const error = read.failure as { reason?: { message?: string }; message?: string }
-          return [503, json, JSON.stringify({ status: "unavailable", success: false, error: `queue ${options.queueName}: ${error.reason?.message ?? error.message}` })]
+          return [503, json, JSON.stringify({ status: "unavailable", success: false, error: `queue ${options.queueName}: ${probeFailureReason(read.failure)}` })]
         }
         return [200, json, JSON.stringify({ status: "ready", success: true })]
       }

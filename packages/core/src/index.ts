@@ -68,6 +68,7 @@ export {
 export * as MemoryJobQueue from "./queue/MemoryJobQueue.ts"
 export { QueuedParse } from "./queue/QueuedParse.ts"
 export * as PrometheusText from "./metrics/PrometheusText.ts"
+export { PROBE_TIMEOUT, probeFailureReason, withinProbeTimeout } from "./metrics/ReadinessProbe.ts"
 export {
   type Artifact,
   type ArtifactBytes,

@@ -9,24 +9,15 @@
  *   (Metrics.ts), the reader pool's load and, with a `JobQueue`, each queue's depth and the age of
  *   its oldest waiting job. Who may read it is `ServerConfig.metrics`.
  */
-import { DocumentReaders, JobQueue, PrometheusText, type QueueDepth, Store } from "@strata/core"
+import { DocumentReaders, JobQueue, PROBE_TIMEOUT, probeFailureReason, PrometheusText, type QueueDepth, Store, withinProbeTimeout } from "@strata/core"
 import { Effect, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { ServerSettings } from "./ServerSettings.ts"
 
-/** How long a dependency may take to answer a probe before it counts as down. */
-const PROBE_TIMEOUT = "2 seconds"
-
-const reasonOf = (error: unknown): string => {
-  const e = error as { reason?: { message?: string }; message?: string }
-  return e?.reason?.message ?? e?.message ?? String(error)
-}
-
 /** `undefined` when `check` answered in time, else why not. */
 const probe = (what: string, check: Effect.Effect<unknown, unknown>) =>
-  check.pipe(
-    Effect.timeoutOrElse({ duration: PROBE_TIMEOUT, orElse: () => Effect.fail(new Error(`no answer within ${PROBE_TIMEOUT}`)) }),
-    Effect.match({ onSuccess: () => undefined, onFailure: (error) => `${what}: ${reasonOf(error)}` })
+  withinProbeTimeout(check).pipe(
+    Effect.match({ onSuccess: () => undefined, onFailure: (error) => `${what}: ${probeFailureReason(error)}` })
   )
 
 export const readyRoute = Effect.gen(function*() {

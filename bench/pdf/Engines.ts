@@ -36,6 +36,18 @@ export const pdfInspector: Engine = async (bytes) => {
   return { markdown: result.markdown ?? "", pages: result.pageCount ?? 0 }
 }
 
+/**
+ * pdf-inspector's markdown one string a page (`extractPagesMarkdown`: one parse, font statistics
+ * from the whole document as in `processPdf`), for the benches that score pages on their own.
+ */
+export const pdfInspectorPages = async (bytes: Uint8Array): Promise<Array<string>> => {
+  const inspector = await import("@firecrawl/pdf-inspector")
+  const result = await inspector.extractPagesMarkdownAsync(Buffer.from(bytes))
+  const pages: Array<string> = []
+  for (const page of result.pages) pages[page.page] = page.markdown
+  return Array.from(pages, (p) => p ?? "")
+}
+
 export const pdfParse: Engine = async (bytes) => {
   const { PDFParse } = await import("pdf-parse")
   const parser = new PDFParse({ data: new Uint8Array(bytes) })

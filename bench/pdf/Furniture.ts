@@ -13,7 +13,12 @@
  *
  * The Docling documents are also read whole (`doclingWhole`), where repetition across pages
  * helps, for comparison. Documents are split by their index in the sorted file list: rules were tuned looking only at the
- * even half; the odd half is reported apart. Prints one JSON line.
+ * even half; the odd half is reported apart.
+ *
+ * Side by side (`markdown`): every page's markdown, ours (MarkdownWriter) and Firecrawl's
+ * pdf-inspector's (its per-page markdown, in a child process; the same one-page PDFs, and the
+ * same whole documents), judged by one piece of code that needs no blocks (MarkdownFurniture.ts).
+ * Prints one JSON line.
  *
  *   node -C @strata/source bench/pdf/Furniture.ts [--show even|odd]
  */
@@ -21,8 +26,10 @@ import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Effect, Stream } from "effect"
 import { PDFDocument } from "pdf-lib"
-import { type Block, isFurniture, type Page } from "@strata/core"
+import { type Block, isFurniture, MarkdownWriter, type Page } from "@strata/core"
 import { pdfReader } from "../../packages/pdf/src/index.ts"
+import { Inspector } from "./Inspector.ts"
+import { bankMarkdownCounts, type BankMarkdownCounts, markdownCounts, type MarkdownCounts, type PageItem, scoreBankPage, scoreDoclingPage } from "./MarkdownFurniture.ts"
 
 type Box = readonly [number, number, number, number]
 
@@ -60,41 +67,59 @@ const oursOf = (page: Page): Array<Ours> =>
 interface DoclingJson {
   readonly pages: Record<string, { size: { width: number; height: number } }>
   readonly texts: ReadonlyArray<{ label: string; text: string; prov: ReadonlyArray<{ page_no: number; bbox: { l: number; t: number; r: number; b: number; coord_origin?: string } }> }>
+  readonly tables?: ReadonlyArray<{ prov: ReadonlyArray<{ page_no: number }>; data: { table_cells: ReadonlyArray<{ text: string }> } }>
+}
+
+const inspector = new Inspector()
+type Engine = "strata" | "pdf-inspector"
+/** One page's markdown, ours: a writer of its own, so that it holds that page alone. */
+const strataMarkdown = (page: Page) => new MarkdownWriter().push(page).page.markdown
+/** pdf-inspector's markdown of each page of `bytes`; a PDF it fails on reads as empty pages (counted in `failures`). */
+const inspectorPages = async (bytes: Uint8Array, label: string): Promise<ReadonlyArray<string>> => {
+  const out = await inspector.pages(bytes, label)
+  return "pages" in out ? out.pages : []
 }
 
 interface Counts { furniture: number; leaked: number; body: number; dropped: number; pages: number; details: Array<string> }
 const counts = (): Counts => ({ furniture: 0, leaked: 0, body: 0, dropped: 0, pages: 0, details: [] })
 
 /** `whole`: the document read as it is, so that repetition across its pages counts too. */
-const docling = async (name: string, into: Counts, whole = false) => {
+const docling = async (name: string, into: Counts, md: Record<Engine, MarkdownCounts>, whole = false) => {
   const json = JSON.parse(readFileSync(`${doclingDir}${name}.json`, "utf8")) as DoclingJson
-  const source = await PDFDocument.load(readFileSync(doclingDir + name))
-  const all = whole ? await readPages(new Uint8Array(readFileSync(doclingDir + name))) : []
+  const bytes = new Uint8Array(readFileSync(doclingDir + name))
+  const source = await PDFDocument.load(bytes)
+  const all = whole ? await readPages(bytes) : []
+  const theirsWhole = whole ? await inspectorPages(bytes, name) : []
   for (let index = 0; index < source.getPageCount(); index++) {
-    const page = whole ? all[index] : await readPage(await cutPage(source, index))
+    const cut = whole ? undefined : await cutPage(source, index)
+    const page = cut === undefined ? all[index] : await readPage(cut)
     if (page === undefined) continue
     into.pages++
     const ours = oursOf(page)
     const size = json.pages[String(index + 1)]?.size
     if (size === undefined) continue
-    for (const item of json.texts) {
-      for (const prov of item.prov) {
-        if (prov.page_no !== index + 1) continue
-        const text = norm(item.text)
-        if (text.length === 0) continue
-        const { l, t, r, b, coord_origin } = prov.bbox
-        const [top, bottom] = coord_origin === "TOPLEFT" ? [t, b] : [size.height - t, size.height - b]
-        const box: Box = [l / size.width, top / size.height, r / size.width, bottom / size.height]
-        const inBody = ours.some((o) => !o.furniture && overlaps(o.box, box) && o.text.includes(text))
-        if (item.label === "page_header" || item.label === "page_footer") {
-          into.furniture++
-          if (inBody) { into.leaked++; into.details.push(`${name} p${index + 1} leaked ${item.label}: ${item.text.slice(0, 80)}`) }
-        } else {
-          into.body++
-          if (!inBody && ours.some((o) => o.furniture && overlaps(o.box, box) && o.text.includes(text))) {
-            into.dropped++
-            into.details.push(`${name} p${index + 1} dropped ${item.label}: ${item.text.slice(0, 80)}`)
-          }
+    const items: Array<PageItem> = json.texts.flatMap((item) => item.prov.filter((prov) => prov.page_no === index + 1).map((prov) => {
+      const { l, t, r, b, coord_origin } = prov.bbox
+      const [top, bottom] = coord_origin === "TOPLEFT" ? [t, b] : [size.height - t, size.height - b]
+      return { label: item.label, text: item.text, box: [l / size.width, top / size.height, r / size.width, bottom / size.height] as const }
+    }))
+    const cells = (json.tables ?? []).filter((t) => t.prov[0]?.page_no === index + 1).flatMap((t) => t.data.table_cells.map((c) => c.text))
+    const theirs = cut === undefined ? theirsWhole[index] : (await inspectorPages(cut, `${name} p${index + 1}`))[0]
+    scoreDoclingPage(md.strata, `${name} p${index + 1}`, strataMarkdown(page), items, cells)
+    scoreDoclingPage(md["pdf-inspector"], `${name} p${index + 1}`, theirs ?? "", items, cells)
+    for (const item of items) {
+      const text = norm(item.text)
+      if (text.length === 0) continue
+      const box: Box = item.box
+      const inBody = ours.some((o) => !o.furniture && overlaps(o.box, box) && o.text.includes(text))
+      if (item.label === "page_header" || item.label === "page_footer") {
+        into.furniture++
+        if (inBody) { into.leaked++; into.details.push(`${name} p${index + 1} leaked ${item.label}: ${item.text.slice(0, 80)}`) }
+      } else {
+        into.body++
+        if (!inBody && ours.some((o) => o.furniture && overlaps(o.box, box) && o.text.includes(text))) {
+          into.dropped++
+          into.details.push(`${name} p${index + 1} dropped ${item.label}: ${item.text.slice(0, 80)}`)
         }
       }
     }
@@ -118,15 +143,19 @@ const docbankLines = (txt: string) => {
   return lines
 }
 
-const docbank = async (txtName: string, into: BankCounts) => {
+const docbank = async (txtName: string, into: BankCounts, md: Record<Engine, BankMarkdownCounts>) => {
   const m = /^(.*)_(\d+)\.txt$/.exec(txtName)
   if (m === null) return
   const source = await PDFDocument.load(readFileSync(`${docbankDir}${m[1]}_black.pdf`), { ignoreEncryption: true })
-  const page = await readPage(await cutPage(source, Number(m[2])))
+  const cut = await cutPage(source, Number(m[2]))
+  const page = await readPage(cut)
   if (page === undefined) return
   into.pages++
   const ours = oursOf(page)
-  for (const line of docbankLines(readFileSync(docbankDir + txtName, "utf8"))) {
+  const lines = docbankLines(readFileSync(docbankDir + txtName, "utf8"))
+  scoreBankPage(md.strata, txtName, strataMarkdown(page), lines)
+  scoreBankPage(md["pdf-inspector"], txtName, (await inspectorPages(cut, txtName))[0] ?? "", lines)
+  for (const line of lines) {
     into.lines++
     let gone = 0
     for (const token of line.tokens) {
@@ -149,19 +178,34 @@ const doclingFiles = split(readdirSync(doclingDir).filter((f) => f.endsWith(".pd
 const docbankFiles = split(readdirSync(docbankDir).filter((f) => f.endsWith(".txt")).sort())
 const started = performance.now()
 const report: Record<string, unknown> = {}
+const engines = ["strata", "pdf-inspector"] as const
+const perEngine = <T>(make: () => T) => ({ strata: make(), "pdf-inspector": make() })
+const markdownSummary = (c: MarkdownCounts) => ({ pages: c.pages, furniture: c.furniture, leaked: c.leaked, marginBody: c.marginBody, marginLost: c.marginLost, body: c.body, lost: c.lost })
 for (const half of ["even", "odd"] as const) {
   const d = counts()
-  for (const f of doclingFiles[half]) await docling(f, d)
+  const dm = perEngine(markdownCounts)
+  for (const f of doclingFiles[half]) await docling(f, d, dm)
   const k: BankCounts = { lines: 0, dropped: {}, pages: 0, details: [] }
-  for (const f of docbankFiles[half]) await docbank(f, k)
+  const km = perEngine(bankMarkdownCounts)
+  for (const f of docbankFiles[half]) await docbank(f, k, km)
   const w = counts()
-  for (const f of doclingFiles[half]) await docling(f, w, true)
-  if (show === half) for (const line of [...d.details, ...k.details, ...w.details.map((x) => `whole: ${x}`)]) console.error(line)
+  const wm = perEngine(markdownCounts)
+  for (const f of doclingFiles[half]) await docling(f, w, wm, true)
+  if (show === half) {
+    for (const line of [...d.details, ...k.details, ...w.details.map((x) => `whole: ${x}`)]) console.error(line)
+    for (const e of engines) for (const line of [...dm[e].details, ...km[e].details, ...wm[e].details.map((x) => `whole: ${x}`)]) console.error(`markdown ${e}: ${line}`)
+  }
   report[half] = {
     docling: { documents: doclingFiles[half].length, pages: d.pages, furniture: d.furniture, leaked: d.leaked, body: d.body, dropped: d.dropped },
     doclingWhole: { pages: w.pages, furniture: w.furniture, leaked: w.leaked, body: w.body, dropped: w.dropped },
-    docbank: { pages: k.pages, lines: k.lines, dropped: k.dropped, droppedParagraphLines: k.details.filter((x) => / dropped paragraph: /.test(x)).map((x) => x.replace(/^.*dropped paragraph: /, "")) }
+    docbank: { pages: k.pages, lines: k.lines, dropped: k.dropped, droppedParagraphLines: k.details.filter((x) => / dropped paragraph: /.test(x)).map((x) => x.replace(/^.*dropped paragraph: /, "")) },
+    markdown: Object.fromEntries(engines.map((e) => [e, {
+      docling: markdownSummary(dm[e]), doclingWhole: markdownSummary(wm[e]),
+      docbank: { pages: km[e].pages, marginLines: km[e].marginLines, lost: km[e].lost }
+    }]))
   }
 }
+inspector.close()
+report.inspectorFailures = inspector.failures
 report.seconds = Math.round((performance.now() - started) / 100) / 10
 process.stdout.write(JSON.stringify(report) + "\n")

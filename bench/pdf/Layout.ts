@@ -190,6 +190,8 @@ const md = [
   "",
   "Docling's labels are a peer's model output, not truth. Folded onto ours: picture -> figure, document_index -> table, checkbox_* -> text; words inside a picture (Docling's text items under a picture) are not regions. Docling has no title here; its list items, code, formulas, footnotes and furniture map one to one.",
   "",
+  "Not scored side by side with pdf-inspector (Firecrawl's engine, side by side in bench/pdf's quality, furniture, table-neighbour and math parts): it writes markdown and positioned text runs, and has no blocks, block labels or block boxes to match against regions. Its `extractStructureElements` returns only a tagged PDF's own structure tags (3 of Docling's 11 PDFs are tagged: P, Span, Figure, H1), which are the author's, not a layout it finds. Checked with pdf-inspector 1.22.1 on 2026-11-29.",
+  "",
   ...summary(`Generated, held out (seeds ${from}-${to})`, generated),
   ...summary("Docling's PDFs (Docling's labels)", docling),
   ...modelSection

@@ -5,16 +5,19 @@
  * render equality (both rendered with KaTeX to HTML, the same markup). `heldout.tex` was written
  * with the others and scored once before it was opened (10/15, commit 1b5f24a), then used for
  * tuning; `heldout2.tex` was written then and is not looked at while tuning. Each split is
- * reported on its own.
+ * reported on its own. Firecrawl's pdf-inspector (its whole-document markdown, in a child process)
+ * is scored side by side by the same matcher; it writes no LaTeX, so what it gives is scored as it is.
  * Writes bench/results/math.md.
  *
  *   node -C @strata/source bench/pdf/math.ts [--docbank]
  */
+import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import katex from "katex"
 import { strata } from "./Engines.ts"
+import { Inspector } from "./Inspector.ts"
 
 const sets: Array<{ dir: URL; file: string; split: "tuning" | "held-out-1" | "held-out-2" }> = [
   { dir: new URL("../../packages/pdf/test/fixtures/math/", import.meta.url), file: "display", split: "tuning" },
@@ -46,14 +49,26 @@ const render = (latex: string, display: boolean): string | undefined => {
 
 const squash = (s: string) => s.replace(/\s+/g, "")
 
-interface Row { split: string; file: string; expected: Equation; got: string | undefined; exact: boolean; rendered: boolean }
+type EngineName = "strata" | "pdf-inspector"
+interface Row { engine: EngineName; split: string; file: string; expected: Equation; got: string | undefined; exact: boolean; rendered: boolean }
+
+const inspector = new Inspector()
+const markdownOf = async (engine: EngineName, pdf: string): Promise<string> => {
+  const bytes = new Uint8Array(readFileSync(pdf))
+  if (engine === "strata") return (await strata(bytes, pdf)).markdown
+  const out = await inspector.document(bytes, pdf)
+  return "pages" in out ? out.pages.join("\n\n") : ""
+}
 
 const rows: Array<Row> = []
 const started = performance.now()
-for (const set of sets) {
+const seconds: Record<EngineName, number> = { strata: 0, "pdf-inspector": 0 }
+for (const engine of ["strata", "pdf-inspector"] as const) for (const set of sets) {
   const tex = readFileSync(new URL(`${set.file}.tex`, set.dir), "utf8")
   const pdf = fileURLToPath(new URL(`${set.file}.pdf`, set.dir))
-  const { markdown } = await strata(new Uint8Array(readFileSync(pdf)), pdf)
+  const t0 = performance.now()
+  const markdown = await markdownOf(engine, pdf)
+  seconds[engine] += (performance.now() - t0) / 1000
   const got = markdownEquations(markdown)
   const used = new Set<number>()
   let cursor = 0
@@ -68,13 +83,14 @@ for (const set of sets) {
     }
     const mine = hit?.g.latex
     rows.push({
-      split: set.split, file: set.file, expected, got: mine,
+      engine, split: set.split, file: set.file, expected, got: mine,
       exact: mine !== undefined && squash(mine) === squash(expected.latex),
       rendered: mine !== undefined && want !== undefined && render(mine, expected.display) === want
     })
   }
 }
-const seconds = (performance.now() - started) / 1000
+inspector.close()
+const elapsed = (performance.now() - started) / 1000
 
 // Real papers (DocBank's arXiv pages, with --docbank): how much math we write there, and how much of it KaTeX parses.
 const docbank = process.argv.includes("--docbank") ? await (async () => {
@@ -94,10 +110,14 @@ const docbank = process.argv.includes("--docbank") ? await (async () => {
 
 const pct = (n: number, d: number) => d === 0 ? "-" : `${(100 * n / d).toFixed(1)}% (${n}/${d})`
 const summary = (split: string) => {
-  const r = rows.filter((x) => split === "all" || x.split === split)
-  return `| ${split} | ${r.length} | ${pct(r.filter((x) => x.exact).length, r.length)} | ${pct(r.filter((x) => x.rendered).length, r.length)} |`
+  const of = (engine: EngineName) => rows.filter((x) => x.engine === engine && (split === "all" || x.split === split))
+  const [r, p] = [of("strata"), of("pdf-inspector")]
+  return `| ${split} | ${r.length} | ${pct(r.filter((x) => x.exact).length, r.length)} | ${pct(r.filter((x) => x.rendered).length, r.length)} | ${pct(p.filter((x) => x.exact).length, p.length)} | ${pct(p.filter((x) => x.rendered).length, p.length)} |`
 }
+const withTheirs = rows.some((x) => x.engine === "pdf-inspector" && x.got !== undefined)
+const theirs = (r: Row) => rows.find((x) => x.engine === "pdf-inspector" && x.file === r.file && x.expected === r.expected)
 const cell = (s: string | undefined) => s === undefined ? "(none)" : `\`${s.replace(/\|/g, "\\|").replace(/`/g, "'")}\``
+const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
 const load = loadavg().map((l) => l.toFixed(2)).join(" ")
 const md = [
   "# Math: LaTeX from the glyph stream",
@@ -107,15 +127,20 @@ const md = [
   "whitespace aside. *Render-identical*: KaTeX renders both to the same HTML. An equation is matched",
   "to any of ours of the same kind that renders the same, wherever reading order put it.",
   "",
+  "Side by side: Firecrawl's pdf-inspector (`@firecrawl/pdf-inspector`, its `processPdf` markdown, in a child process),",
+  "scored by the same code. It has no notion of LaTeX: it writes a formula as Unicode text with `<sup>`/`<sub>` and",
+  "italics (heldout2's `\\frac{\\partial f}{\\partial x}` comes out as `<u>∂f</u> *∂x*`), never `$...$`, so it matches no",
+  "equation; its zeros are what it gives, scored as it is.",
+  "",
   "- `tuning`: packages/pdf/test/fixtures/math/{display,inline}.tex and bench/pdf/math/tune.tex, looked at while tuning.",
   "- `held-out-1`: bench/pdf/math/heldout.tex, written with the tuning set and scored once before anyone looked at",
   "  its output: 10/15 exact, 10/15 render-identical (commit 1b5f24a). It was then opened and used for tuning.",
   "- `held-out-2`: bench/pdf/math/heldout2.tex, written when held-out-1 was opened; not looked at while tuning.",
   "",
-  `Run: ${new Date().toISOString().slice(0, 16)}Z, ${seconds.toFixed(1)} s for ${rows.length} equations, load average ${load}.`,
+  `Run: ${new Date().toISOString().slice(0, 16)}Z at commit ${commit}, ${elapsed.toFixed(1)} s for ${rows.length / 2} equations and two engines (Strata ${seconds.strata.toFixed(1)} s, pdf-inspector ${seconds["pdf-inspector"].toFixed(1)} s), load average ${load}${inspector.failures.length > 0 ? `; pdf-inspector failed on ${inspector.failures.join("; ")}` : ""}.`,
   "",
-  "| split | equations | exact | render-identical |",
-  "| --- | ---: | ---: | ---: |",
+  "| split | equations | Strata exact | Strata render-identical | pdf-inspector exact | pdf-inspector render-identical |",
+  "| --- | ---: | ---: | ---: | ---: | ---: |",
   summary("tuning"),
   summary("held-out-1"),
   summary("held-out-2"),
@@ -141,9 +166,10 @@ const md = [
   "",
   "## Every equation",
   "",
-  "| split | file | kind | source | ours | exact | renders same |",
-  "| --- | --- | --- | --- | --- | :---: | :---: |",
-  ...rows.map((r) => `| ${r.split} | ${r.file} | ${r.expected.display ? "display" : "inline"} | ${cell(r.expected.latex)} | ${cell(r.got)} | ${r.exact ? "yes" : "no"} | ${r.rendered ? "yes" : "no"} |`),
+  // pdf-inspector's column only when it matched anything (it writes no `$...$` today).
+  `| split | file | kind | source | ours | exact | renders same |${withTheirs ? " pdf-inspector's |" : ""}`,
+  `| --- | --- | --- | --- | --- | :---: | :---: |${withTheirs ? " --- |" : ""}`,
+  ...rows.filter((r) => r.engine === "strata").map((r) => `| ${r.split} | ${r.file} | ${r.expected.display ? "display" : "inline"} | ${cell(r.expected.latex)} | ${cell(r.got)} | ${r.exact ? "yes" : "no"} | ${r.rendered ? "yes" : "no"} |${withTheirs ? ` ${cell(theirs(r)?.got)} |` : ""}`),
   ""
 ].join("\n")
 writeFileSync(new URL("../results/math.md", import.meta.url), md)

@@ -2,9 +2,11 @@
  * The PDF benchmark. Quality and speed over ../shared/corpus/docling/pdf against Docling's markdown
  * (a peer's output, not truth), side by side with pdf-inspector, pdf-parse and pdftotext (each
  * engine in its own child process, so peak RSS is its own); the 2,000-page streaming check; and
- * robustness over ../shared/corpus/pdfjs. Writes bench/results/pdf.json and pdf.md.
+ * robustness over ../shared/corpus/pdfjs. The furniture and table-neighbour benches score
+ * pdf-inspector's markdown beside ours in the same run. Writes bench/results/pdf.json and pdf.md;
+ * a part skipped keeps its last figures there.
  *
- *   node bench/pdf/run.ts [--skip-robust] [--skip-speed] [--skip-big] [--only-robust]
+ *   node bench/pdf/run.ts [--skip-quality] [--skip-figures] [--skip-robust] [--skip-speed] [--skip-big] [--only-robust]
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -29,6 +31,13 @@ const runEngine = (engine: string, files: Array<string>): ChildResult =>
   JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./EngineChild.ts", import.meta.url)), engine, ...files], {
     encoding: "utf8", maxBuffer: 512 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"]
   })) as ChildResult
+
+/** When, on what and under what load a part of the report was measured (parts can be rerun alone). */
+const runInfo = () => ({
+  date: new Date().toISOString().slice(0, 16) + "Z",
+  commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
+  load: loadavg().map((n) => n.toFixed(2)).join(" ")
+})
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits
 
@@ -173,6 +182,19 @@ const markdownReport = (report: Record<string, any>): string => {
     const whole = (h: any) => h.doclingWhole === undefined ? "-" : `leaked ${h.doclingWhole.leaked} of ${h.doclingWhole.furniture}, dropped ${h.doclingWhole.dropped} of ${h.doclingWhole.body}`
     lines.push("", `Docling documents read whole (repetition across pages helps): even ${whole(f.even)}; odd ${whole(f.odd)}${report.furnitureBefore ? `; before (${report.furnitureBefore.commit}): even ${whole(report.furnitureBefore.even)}, odd ${whole(report.furnitureBefore.odd)}` : ""}.`)
     lines.push("", ...["even", "odd"].map((half) => `DocBank \`paragraph\` lines dropped, ${half}: ${f[half].docbank.droppedParagraphLines.map((t: string) => `"${t}"`).join(", ")}.`), "")
+    if (f.even.markdown) {
+      const bank = (d: Record<string, number>) => Object.entries(d).map(([k, v]) => `${k} ${v}`).join(", ") || "0"
+      lines.push(`### Side by side with pdf-inspector, on the markdown (${f.run ? `${f.run.date}, commit ${f.run.commit}, load ${f.run.load}` : "undated"})`, "",
+        "The same one-page PDFs (and whole documents) read by both engines in the same run: ours through the MarkdownWriter, Firecrawl's pdf-inspector (`extractPagesMarkdown`, in a child process) as it writes them. pdf-inspector has no blocks or boxes, so the measure above cannot be given to it; this one (bench/pdf/MarkdownFurniture.ts) needs only each page's markdown and scores both with the same code. *Leaked*: a Docling `page_header`/`page_footer` text occurs, as words, in the page's markdown more often than in the page's body texts and table cells. *Margin lost*: a body text lying in the top or bottom 12% of the page (where furniture is, and where a furniture rule can take body text with it) has fewer than half of its words anywhere in the markdown. *Lost anywhere*: the same over every body text (text lost for any reason: scale, not furniture). DocBank: its lines in those bands with fewer than half of their words in the markdown, by label (its `paragraph` lines there are mostly running heads and page numbers, which should go).", "",
+        "| half | engine | pages | furniture texts | leaked | margin body texts | margin lost | body texts | lost anywhere | whole documents: leaked, margin lost | DocBank margin lines | DocBank lost by label |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|")
+      for (const half of ["even", "odd"]) {
+        for (const [engine, m] of Object.entries<any>(f[half].markdown)) {
+          lines.push(`| ${half} | ${engine} | ${m.docling.pages} | ${m.docling.furniture} | ${m.docling.leaked} | ${m.docling.marginBody} | ${m.docling.marginLost} | ${m.docling.body} | ${m.docling.lost} | ${m.doclingWhole.leaked}, ${m.doclingWhole.marginLost} | ${m.docbank.marginLines} | ${bank(m.docbank.lost)} |`)
+        }
+      }
+      lines.push("", `pdf-inspector failures (errors, crashes or time-outs of its child process): ${(f.inspectorFailures ?? []).length === 0 ? "none" : f.inspectorFailures.join("; ")}.`, "")
+    }
   }
   if (report.tableNeighbours) {
     const t = report.tableNeighbours
@@ -182,6 +204,16 @@ const markdownReport = (report: Record<string, any>): string => {
       `reference ${t.reference} pairs, ours ${t.ours}, matched ${t.matched}: precision **${t.precision}**, recall **${t.recall}**, F1 **${t.f1}**${b ? ` (before multi-level headers, ${b.commit}: F1 ${b.f1}, matched ${b.matched})` : ""}.`, "",
       "| file | reference | ours | matched |", "|---|---|---|---|",
       ...Object.entries<any>(t.perFile).map(([k, v]) => `| ${k} | ${v.reference} | ${v.ours} | ${v.matched} |`), "")
+    if (t.markdown) {
+      const m = t.markdown
+      lines.push(`### Side by side with pdf-inspector, on the markdown (${t.run ? `${t.run.date}, commit ${t.run.commit}, load ${t.run.load}` : "undated"})`, "",
+        "The same pairs taken from the tables of each engine's markdown of each page (bench/pdf/MarkdownGrids.ts reads GFM pipe tables and HTML tables back into grids), so that both are scored by the same code: ours through the MarkdownWriter (it gives the same pairs as our table blocks above, a check of the read-back), Firecrawl's pdf-inspector (`extractPagesMarkdown`, in a child process) as it writes them. pdf-inspector writes only pipe tables, where a merged cell is an empty slot (which the pairs skip).", "",
+        "| engine | reference | pairs | matched | precision | recall | F1 |", "|---|---|---|---|---|---|---|",
+        ...Object.entries<any>(m).map(([e, v]) => `| ${e} | ${v.reference} | ${v.ours} | ${v.matched} | ${v.precision} | ${v.recall} | **${v.f1}** |`), "",
+        "| file | reference | strata pairs | matched | pdf-inspector pairs | matched |", "|---|---|---|---|---|---|",
+        ...Object.entries<any>(m.strata.perFile).map(([k, v]) => { const o = m["pdf-inspector"].perFile[k] ?? {}; return `| ${k} | ${v.reference} | ${v.ours} | ${v.matched} | ${o.ours ?? "-"} | ${o.matched ?? "-"} |` }), "",
+        `pdf-inspector failures: ${(m["pdf-inspector"].failures ?? []).length === 0 ? "none" : m["pdf-inspector"].failures.join("; ")}.`, "")
+    }
   }
   if (report.speed) {
     lines.push("## Reader speed on the Docling set (bench/pdf/Speed.ts)", "",
@@ -222,10 +254,12 @@ const report: Record<string, unknown> = {
 // measured the text pass's gating of the operator list, which the default reader no longer has
 delete report.graphicsCost
 if (!args.has("--only-robust")) {
-  report.quality = quality()
-  report.figures = JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./Figures.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
-  report.furniture = JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./Furniture.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
-  report.tableNeighbours = JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./TableNeighbours.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+  if (!args.has("--skip-quality")) report.quality = quality()
+  if (!args.has("--skip-figures")) report.figures = JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./Figures.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+  const furnitureRun = runInfo()
+  report.furniture = { ...JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./Furniture.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })), run: furnitureRun }
+  const tablesRun = runInfo()
+  report.tableNeighbours = { ...JSON.parse(execFileSync(node, [...own, fileURLToPath(new URL("./TableNeighbours.ts", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })), run: tablesRun }
   if (!args.has("--skip-speed")) report.speed = speed()
   if (!args.has("--skip-big")) report.big = big()
 }

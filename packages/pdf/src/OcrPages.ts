@@ -19,7 +19,7 @@ import type { Diagnostic, DrawingBox, OcrEngine, OcrError, OcrResult, PageElemen
 import { decideOcr, type DecisionInput, type DecisionReason } from "./OcrDecision.ts"
 import type { PageRenderer, RenderedPage } from "./PageRenderer.ts"
 import { isRtlText } from "./Lines.ts"
-import { regionCrop, withOutlinedRuns } from "./OutlinedOcr.ts"
+import { cropGroups, outlinesDominate, regionCrop, withOutlinedRuns } from "./OutlinedOcr.ts"
 import type { PageSource } from "./PageSource.ts"
 
 export interface OcrPagesOptions {
@@ -135,7 +135,7 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
       }).pipe(Effect.catchCause(() => Effect.succeed(undefined)))
     }
 
-    const recognise = (page: PageElements, reason: DecisionReason, ocr: OcrEngine["Service"]): Effect.Effect<PageElements, DocumentError> =>
+    const recognise = (page: PageElements, reason: DecisionReason | "outlined_text", ocr: OcrEngine["Service"]): Effect.Effect<PageElements, DocumentError> =>
       Effect.gen(function*() {
         yield* ensureOcrFits(ocr, 1, deadline).pipe(Effect.mapError((e) => toDocumentError(e, page.pageNumber)))
         const rendered = yield* Effect.tryPromise({
@@ -168,7 +168,8 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
         const runs: Array<TextRun> = []
         const read: Array<DrawingBox> = []
         let failed = 0
-        for (const region of regions) {
+        const groups = cropGroups(regions)
+        for (const region of groups) {
           const crop = regionCrop(region, page.width, page.height)
           if ((crop.region[2] - crop.region[0]) * page.width < 4 || (crop.region[3] - crop.region[1]) * page.height < 4) continue
           const rendered = yield* Effect.tryPromise(async () => (await openRenderer()).renderRegion(page.pageNumber, crop.dpi, crop.region)).pipe(Effect.option)
@@ -192,10 +193,10 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
           read.push({ x0: x0 * page.width, x1: x1 * page.width, top: y0 * page.height, bottom: y1 * page.height })
         }
         const next = withOutlinedRuns(page, read, runs)
-        const words = runs.length
+        const words = next.runs.length - page.runs.length
         return failed > 0
-          ? withDiagnostic(next, "warning", "ocr_failed", `${failed} of ${regions.length} regions of outlined text could not be read`)
-          : withDiagnostic(next, "info", "ocr_applied", `OCR (${ocr.name}) read ${regions.length} regions of outlined text: ${words} words`)
+          ? withDiagnostic(next, "warning", "ocr_failed", `${failed} of ${groups.length} crops of outlined text could not be read`)
+          : withDiagnostic(next, "info", "ocr_applied", `OCR (${ocr.name}) read ${regions.length} regions of outlined text in ${groups.length} crops: ${words} words`)
       })
 
     /** A page as read: decided, and recognised when it needs it (or marked when it cannot be). */
@@ -204,7 +205,9 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
         if (reason === undefined) {
           const regions = page.outlined ?? []
           if (regions.length === 0) return Effect.succeed(page)
-          if (engine !== undefined && mode !== "fast") return recogniseOutlined(page, regions, engine)
+          if (engine !== undefined && mode !== "fast") {
+            return outlinesDominate(page) ? recognise(page, "outlined_text", engine) : recogniseOutlined(page, regions, engine)
+          }
           return Effect.succeed(withDiagnostic(page, "warning", mode === "fast" ? "ocr_skipped" : "pdf_no_text_layer",
             `${regions.length} regions of the page are words drawn as outlines: OCR would be needed to read them`))
         }

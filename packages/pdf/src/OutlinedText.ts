@@ -205,11 +205,16 @@ export const rowRejection = (glyphs: ReadonlyArray<PathContour>): string | undef
   levels.sort((a, b) => b.n - a.n)
   const onLevels = levels[0].n + (levels[1]?.n ?? 0)
   if (onLevels < letters.length * 0.75) return "heights"
-  // Widths vary from "i" to "m": repeated markers, bars and hatching are all alike.
+  // Repeated markers, bars and hatching are all alike: one width and one shape. Letters vary in
+  // width from "i" to "m"; figures of a table often share one width but not one outline.
   const widths = letters.map(width)
   const mean = widths.reduce((a, b) => a + b, 0) / widths.length
   const sd = Math.sqrt(widths.reduce((a, b) => a + (b - mean) ** 2, 0) / widths.length)
-  if (sd < mean * 0.12) return "uniform"
+  if (sd < mean * 0.12) {
+    const shapes = new Map<number, number>()
+    for (const g of letters) shapes.set(g.curves * 4096 + g.segments, (shapes.get(g.curves * 4096 + g.segments) ?? 0) + 1)
+    if (Math.max(...shapes.values()) >= letters.length * 0.6) return "uniform"
+  }
   // Letters are close: gaps like letter and word spacing, not the spacing of bars or icons.
   const byX = [...glyphs].sort((a, b) => a.x0 - b.x0)
   const gaps: Array<number> = []

@@ -2,7 +2,7 @@
  * Words drawn as outlines, read by the real Tesseract engine in `auto`: the poster's outlined
  * title, subtitle and footer come back in reading order around its text layer, as `layout_ocr`
  * blocks with a confidence; the logo's name comes back; a chart page with a text layer gets no
- * OCR at all; `fast` reads none of it.
+ * OCR at all; a table drawn as outlines is read with its page, whole; `fast` reads none of it.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { readFileSync } from "node:fs"
@@ -57,6 +57,15 @@ describe("outlined text with OCR", () => {
         assert.include(markdown, "Quarterly revenue by region")
         assert.isTrue(pages[0].blocks.every((b) => b.source === "native_text"))
         assert.isFalse(pages[0].diagnostics?.some((d) => d.code.startsWith("ocr")) ?? false)
+      }), 60_000)
+
+    it.effect("a page mostly drawn as outlines (a table) is read whole, as a scan is", () =>
+      Effect.gen(function*() {
+        const { pages, markdown } = yield* read("table", "auto")
+        assert.isTrue(pages[0].diagnostics?.some((d) => d.code === "ocr_applied" && d.message.includes("outlined_text")))
+        for (const text of ["Pump sets", "Alder", "Birch", "Cedar", "Maple", "105 kg"]) assert.include(markdown, text)
+        assert.isBelow(markdown.indexOf("Alder"), markdown.indexOf("Maple"))
+        assert.isTrue(pages[0].blocks.every((b) => b.source === "layout_ocr"))
       }), 60_000)
 
     it.effect("fast reads none of the outlined words, even with an engine", () =>

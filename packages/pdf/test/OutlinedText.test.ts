@@ -2,15 +2,16 @@
  * Finding words drawn as outlines, on PDFs printed by Chromium with those words as filled paths
  * (test/fixtures/outlined, see make.sh): the poster's title, subtitle and footer are found and
  * nothing else; the logo's name is found without its emblem; a chart page (bars, markers, icons,
- * hatching, a table's rules) and the born-digital golden documents give no region. Without OCR
- * (`fast`, or no engine) the page says its outlined words are missing.
+ * hatching, a table's rules) and the born-digital golden documents give no region; a drawn table
+ * under a one-line heading is mostly outlines. Without OCR (`fast`, or no engine) the page says
+ * its outlined words are missing.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { closePdf, openPdf, readPage } from "../src/index.ts"
 import { outlinedRegions, type PathContour, rowRejection } from "../src/OutlinedText.ts"
-import { regionCrop } from "../src/OutlinedOcr.ts"
+import { cropGroups, outlinesDominate, regionCrop, withOutlinedRuns } from "../src/OutlinedOcr.ts"
 import { goldenCases } from "./helpers/GoldenCases.ts"
 import { readAll } from "./helpers/ReadAll.ts"
 
@@ -94,6 +95,9 @@ describe("outlined text regions", () => {
     // Letters spaced like icons.
     assert.strictEqual(rowRejection(row(word, [10, 7, 7, 7, 10, 7, 7], 6, 12, 12)), "spacing")
     assert.strictEqual(rowRejection(row([9, 5], [10], 6, 12)), "few")
+    // Figures of a table share one width but not one outline ("2x0,37"): set type all the same.
+    const figures = row([3.2, 3.3, 3.2, 3.2, 3.3], [6], 0, 0).map((c, i) => ({ ...c, curves: [13, 0, 9, 8, 2][i], segments: [21, 12, 9, 16, 7][i] }))
+    assert.isUndefined(rowRejection(figures))
   })
 
   it("drops a row that text of the text layer covers (a shadow or highlight behind real words), or off the page", () => {
@@ -116,6 +120,38 @@ describe("outlined text regions", () => {
     assert.deepStrictEqual(crop.region.map((v) => Math.round(v * 1000)), [142, 106, 525, 181])
     // Small print is capped at 400 dpi.
     assert.strictEqual(regionCrop({ x0: 100, x1: 150, top: 100, bottom: 106 }, 600, 800).dpi, 400)
+  })
+
+  it.effect("a table drawn as outlines under a one-line heading: outlines carry most of the page's words", () =>
+    Effect.gen(function*() {
+      const [table] = yield* pages(fixture("table"))
+      assert.isAbove((table.outlined ?? []).reduce((n, r) => n + (r.glyphs ?? 0), 0), 100)
+      assert.isTrue(outlinesDominate(table))
+      // The poster's three outlined lines are fewer letters than its two paragraphs.
+      const [poster] = yield* pages(fixture("poster"))
+      assert.isFalse(outlinesDominate(poster))
+    }))
+
+  it("reads regions within a line of each other in one crop, and keeps the text layer's words once", () => {
+    const title = { x0: 50, x1: 500, top: 60, bottom: 92, rows: 1 }
+    const subtitle = { x0: 50, x1: 350, top: 112, bottom: 130, rows: 1 }
+    const footer = { x0: 50, x1: 360, top: 300, bottom: 320, rows: 1 }
+    const groups = cropGroups([title, subtitle, footer])
+    assert.deepStrictEqual(groups.map((g) => [g.top, g.bottom, g.rows]), [[60, 130, 4], [300, 320, 1]])
+    const run = (text: string, x0: number, top: number, confidence?: number) => ({
+      text, x0, x1: x0 + 60, top, bottom: top + 12, baseline: top + 10, size: 10,
+      bold: false, italic: false, mono: false, math: false, symbol: false, rotated: false, rtl: false,
+      ...(confidence !== undefined ? { confidence } : {})
+    })
+    const page = {
+      pageNumber: 1, width: 612, height: 792, runs: [run("native", 50, 140)], rules: [], images: [], unmapped: 0, graphicsFailed: false,
+      drawings: [{ x0: 52, x1: 498, top: 62, bottom: 90 }, { x0: 50, x1: 400, top: 500, bottom: 600 }], outlined: [title]
+    }
+    const read = withOutlinedRuns(page, [{ x0: 40, x1: 510, top: 50, bottom: 135 }], [run("Title", 60, 65, 0.9), run("again", 55, 141, 0.8)])
+    // The OCR'd word over the text layer's word is dropped; the outlines read leave the drawings; the regions are done.
+    assert.deepStrictEqual(read.runs.map((r) => r.text), ["native", "Title"])
+    assert.deepStrictEqual(read.drawings.map((d) => d.top), [500])
+    assert.isUndefined(read.outlined)
   })
 
   it.effect("fast mode leaves outlined words unread and says so", () =>

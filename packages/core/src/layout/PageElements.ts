@@ -77,8 +77,11 @@ export interface PageElements {
   readonly graphicsFailed: boolean
   /** Where the text came from: the native text layer, or OCR of the rendered page. */
   readonly textSource?: "native_text" | "layout_ocr" | undefined
-  /** Regions whose words are drawn as vector outlines, with no text layer over them: OCR reads them in `auto`. */
-  readonly outlined?: ReadonlyArray<DrawingBox> | undefined
+  /**
+   * Regions whose words are drawn as vector outlines, with no text layer over them: OCR reads them
+   * in `auto`. `rows` are their lines and `glyphs` their letters, as the reader counted them.
+   */
+  readonly outlined?: ReadonlyArray<DrawingBox & { readonly rows?: number; readonly glyphs?: number }> | undefined
   /** What the reader noticed about the page (OCR applied or skipped, ...): carried onto the page. */
   readonly diagnostics?: ReadonlyArray<Diagnostic> | undefined
 }

@@ -225,7 +225,9 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
       return 2
     }
     const host = process.env.STRATA_WORKER_HEALTH_HOST?.trim() || "127.0.0.1"
-    return workerCommand(slots, io, port === undefined ? undefined : { host, port })
+    // Tests only (the fleet soak test's slow worker): each job is held this long before it is worked.
+    const testDelay = Number(process.env.STRATA_TEST_WORKER_DELAY_MS ?? 0)
+    return workerCommand(slots, io, port === undefined ? undefined : { host, port }, Number.isFinite(testDelay) && testDelay > 0 ? testDelay : 0)
   }
   if ((command !== "scrape" && command !== "parse") || target === undefined) {
     io.err(USAGE)

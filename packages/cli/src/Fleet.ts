@@ -11,7 +11,7 @@
  * workers must see the inputs and the output folder at the same paths (one machine, or a shared
  * file system).
  */
-import { canonicalJson, JobQueue, jobIdFor, Priority } from "@strata/core"
+import { canonicalJson, type Job, JobQueue, jobIdFor, Priority } from "@strata/core"
 import { CorpusRuns, layer as pgBossLayer, ParseJob, ParseJobs, parseJobsLayer, type RunProgress, runsLayer, type RunSpec } from "@strata/fleet"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { createHash } from "node:crypto"
@@ -278,8 +278,10 @@ export interface WorkerProbes {
 /**
  * `worker`: runs until SIGTERM or SIGINT, then drains; resolves to the exit code. With `probes`,
  * it answers /health, /ready and /metrics there until the running jobs have finished.
+ * `testDelayMs` (STRATA_TEST_WORKER_DELAY_MS, for tests only) holds each job that long before
+ * working it: a slow machine, for the fleet soak test's slow worker.
  */
-export const workerCommand = async (slots: number, io: FleetIo, probes?: WorkerProbes): Promise<number> => {
+export const workerCommand = async (slots: number, io: FleetIo, probes?: WorkerProbes, testDelayMs = 0): Promise<number> => {
   const url = databaseUrl(io, "strata worker")
   if (url === undefined) return 2
   const strata = await import("strata")
@@ -304,7 +306,10 @@ export const workerCommand = async (slots: number, io: FleetIo, probes?: WorkerP
       })
     }
     // One queue: a replica's parse (Priority.api) is taken before corpus jobs.
-    yield* queue.work(CORPUS_QUEUE, { slots }, counted(state, (job) => isParseJob(job.data) ? parses(job, job.data.parseJob) : corpus(job)))
+    const handle = (job: Job<unknown>) => isParseJob(job.data) ? parses(job, job.data.parseJob) : corpus(job)
+    const slowed = testDelayMs > 0 ? (job: Job<unknown>) => Effect.andThen(Effect.sleep(testDelayMs), handle(job)) : handle
+    yield* queue.work(CORPUS_QUEUE, { slots }, counted(state, slowed))
+    if (testDelayMs > 0) io.err(`strata worker: each job held ${testDelayMs} ms first (STRATA_TEST_WORKER_DELAY_MS, a test's slow worker)`)
     io.err(`strata worker: ${slots} slots on queue "${CORPUS_QUEUE}" (pid ${process.pid}); SIGTERM or Ctrl-C finishes the running jobs and stops`)
     yield* waitForSignal
     state.draining = true

@@ -12,6 +12,8 @@
  *   is discarded without reading a byte. The conversion's timeout is what is left of the
  *   request's, and ends a little before this attempt's deadline.
  * - Credits are the replica's: charged there once, whatever the attempts here.
+ * - Its log line ends with how long the upload waited for a worker (from the replica's insert to
+ *   this read): the fleet's queue wait, which the fleet soak test reads per team.
  */
 import { type ParseJobs } from "@strata/fleet"
 import { type Job, ScrapeError } from "@strata/core"
@@ -38,6 +40,7 @@ export const parseJobHandler = (jobs: ParseJobs["Service"], convert: ConvertUplo
         return
       }
       const input = found.value
+      const waited = input.createdAt === undefined ? "" : `; ${Math.max(0, Date.now() - input.createdAt)} ms in the queue`
       const t0 = performance.now()
       const left = Math.min(input.expiresAt, job.deadline - DEADLINE_MARGIN_MS) - Date.now()
       const asked = typeof input.options.timeout === "number" ? input.options.timeout : Infinity
@@ -58,9 +61,9 @@ export const parseJobHandler = (jobs: ParseJobs["Service"], convert: ConvertUplo
           return yield* Effect.failCause(outcome.cause)
         }
         const kept = yield* jobs.answer(id, { _tag: "Error", error: encodeError(error.error) })
-        say(`parsed ${input.fileName} for a replica: ${error.error.reason._tag} (${ms} ms, attempt ${job.attempt}${kept ? "" : ", discarded"})`)
+        say(`parsed ${input.fileName} for a replica: ${error.error.reason._tag} (${ms} ms, attempt ${job.attempt}${kept ? "" : ", discarded"})${waited}`)
         return
       }
       const kept = yield* jobs.answer(id, { _tag: "Data", data: outcome.value })
-      say(`parsed ${input.fileName} for a replica (${ms} ms, attempt ${job.attempt}${kept ? "" : ", discarded: nobody waits for it"})`)
+      say(`parsed ${input.fileName} for a replica (${ms} ms, attempt ${job.attempt}${kept ? "" : ", discarded: nobody waits for it"})${waited}`)
     })

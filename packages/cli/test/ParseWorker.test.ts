@@ -52,6 +52,16 @@ describe("parseJobHandler", () => {
       assert.match(said[0]!, /^parsed long\.pdf for a replica \(\d+ ms, attempt 1\)$/)
     }))
 
+  it.effect("says how long the upload waited for a worker, when its row says when it was put", () =>
+    Effect.gen(function*() {
+      const { rows, said, handle } = setup(async () => ({ markdown: "# Quay" }))
+      rows.set("r1", { ...row(), createdAt: Date.now() - 2_500 })
+      yield* handle(job(), "r1")
+      const waited = /^parsed long\.pdf for a replica \(\d+ ms, attempt 1\); (\d+) ms in the queue$/.exec(said[0]!)
+      assert.isNotNull(waited)
+      assert.isAtLeast(Number(waited![1]), 2_500)
+    }))
+
   it.effect("the pipeline's error is the answer and completes the job; anything else fails the attempt", () =>
     Effect.gen(function*() {
       const failure = scrapeError(new DocumentUnreadable({ kind: "corrupt", message: "the file is not a readable PDF" }))

@@ -35,6 +35,8 @@ export interface ParseInput {
   readonly options: Record<string, unknown>
   /** When the replica stops waiting (epoch ms): work past it is discarded. */
   readonly expiresAt: number
+  /** When the replica put it (epoch ms), as read back; `put` stamps its own. */
+  readonly createdAt?: number | undefined
 }
 
 /** A worker's answer: the data, or the pipeline's error encoded with the `ScrapeError` Schema. */
@@ -86,8 +88,8 @@ export const make = (sql: SqlClient.SqlClient) =>
       }).pipe(runsUnavailable("put"))
 
     const input = (id: string) =>
-      sql<{ expires_at: unknown; file_name: string; content_type: string | null; options: string; bytes: Uint8Array | null }>`
-        SELECT expires_at, file_name, content_type, options, bytes FROM fleet_parse_jobs
+      sql<{ created_at: unknown; expires_at: unknown; file_name: string; content_type: string | null; options: string; bytes: Uint8Array | null }>`
+        SELECT created_at, expires_at, file_name, content_type, options, bytes FROM fleet_parse_jobs
         WHERE id = ${id} AND answer IS NULL AND expires_at > ${Date.now()}`.pipe(
         Effect.map((rows) =>
           Option.flatMap(Option.fromNullishOr(rows[0]), (row) =>
@@ -96,7 +98,8 @@ export const make = (sql: SqlClient.SqlClient) =>
               fileName: row.file_name,
               contentType: row.content_type ?? undefined,
               options: JSON.parse(row.options) as Record<string, unknown>,
-              expiresAt: Number(row.expires_at)
+              expiresAt: Number(row.expires_at),
+              createdAt: Number(row.created_at)
             }))
         ),
         runsUnavailable("input")

@@ -15,31 +15,14 @@ import { layerPg } from "@strata/store"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { createStrata } from "strata"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { pdfDocument, type PdfObject } from "../../../bench/reliability/PdfBytes.ts"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
 import { parseExposition } from "./PrometheusParse.ts"
-import { freePort, tempDir } from "./support.ts"
+import { freePort, tempDir, textPdf } from "./support.ts"
 
 const node = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url))
 const serverBin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 const cliBin = fileURLToPath(new URL("../../cli/src/bin.ts", import.meta.url))
 const CREDITS = 1000
-
-/** A text PDF of `pages` pages, each with its own numbered lines. */
-const textPdf = (pages: number): Buffer => {
-  const objects: Array<PdfObject> = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
-  const kids: Array<string> = []
-  for (let p = 1; p <= pages; p++) {
-    const ref = objects.length + 1
-    kids.push(`${ref} 0 R`)
-    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${ref + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`)
-    let text = "BT /F1 11 Tf 14 TL 72 740 Td\n"
-    for (let line = 1; line <= 12; line++) text += `(Page ${p} line ${line}: the tide comes in over the quay and goes out again.) Tj T*\n`
-    objects.push({ dict: "<< >>", stream: Buffer.from(`${text}ET\n`, "latin1") })
-  }
-  objects[1] = `<< /Type /Pages /Kids [${kids.join(" ")}] /Count ${pages} >>`
-  return pdfDocument(objects)
-}
 
 let postgres: TempPostgres | undefined
 let database = ""

@@ -1,7 +1,8 @@
 /**
  * Test helpers: start the real server on a random loopback port (in this process, or as its own
- * process from bin.ts), collect its log lines or output, serve pages for it to scrape, and send
- * raw requests when `fetch` would hide what is being tested (chunked uploads, truncation).
+ * process from bin.ts), collect its log lines or output, serve pages for it to scrape, send
+ * raw requests when `fetch` would hide what is being tested (chunked uploads, truncation), and
+ * make text PDFs of any number of pages.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, statSync } from "node:fs"
@@ -12,6 +13,7 @@ import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type ArtifactStore, Pipeline, type Store } from "@strata/core"
 import { Effect, Layer, Stream } from "effect"
+import { pdfDocument, type PdfObject } from "../../../bench/reliability/PdfBytes.ts"
 import { type CatalogProviders, startServer, type RunningServer, type ServerConfig } from "../src/index.ts"
 
 /** A double's method: the pipeline's arguments, and any record as `data` (the adapter only serialises it). */
@@ -224,3 +226,23 @@ export const filesIn = (dir: string): Array<string> =>
     .filter((name) => statSync(join(dir, name)).isFile())
     .map((name) => relative(dir, join(dir, name)))
     .sort()
+
+/**
+ * A text PDF of `pages` pages, each with 12 numbered lines ("Page 3 line 7: ..."); `title`, when
+ * given, opens every page (so that two documents differ in their content hash).
+ */
+export const textPdf = (pages: number, title?: string): Buffer => {
+  const objects: Array<PdfObject> = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
+  const kids: Array<string> = []
+  for (let p = 1; p <= pages; p++) {
+    const ref = objects.length + 1
+    kids.push(`${ref} 0 R`)
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${ref + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`)
+    let text = "BT /F1 11 Tf 14 TL 72 740 Td\n"
+    if (title !== undefined) text += `(${title} page ${p}) Tj T*\n`
+    for (let line = 1; line <= 12; line++) text += `(Page ${p} line ${line}: the tide comes in over the quay and goes out again.) Tj T*\n`
+    objects.push({ dict: "<< >>", stream: Buffer.from(`${text}ET\n`, "latin1") })
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(" ")}] /Count ${pages} >>`
+  return pdfDocument(objects)
+}

@@ -89,24 +89,29 @@ for (const engine of ["strata", "pdf-inspector"] as const) for (const set of set
     })
   }
 }
-inspector.close()
 const elapsed = (performance.now() - started) / 1000
 
-// Real papers (DocBank's arXiv pages, with --docbank): how much math we write there, and how much of it KaTeX parses.
+// Real papers (DocBank's arXiv pages, with --docbank): how much math each engine writes there, and how much of it KaTeX parses.
 const docbank = process.argv.includes("--docbank") ? await (async () => {
   const dir = fileURLToPath(new URL("../../../shared/corpus/docbank/", import.meta.url))
-  let display = 0, inline = 0, parsed = 0, pages = 0
+  const tally = { strata: { display: 0, inline: 0, parsed: 0 }, "pdf-inspector": { display: 0, inline: 0, parsed: 0 } }
+  let pages = 0
   for (const f of readdirSync(dir).filter((f) => f.endsWith(".pdf")).sort()) {
     const out = await strata(new Uint8Array(readFileSync(dir + f)), f)
     pages += out.pages
-    for (const m of out.markdown.matchAll(/\$\$([\s\S]+?)\$\$|\$([^$\n]+)\$/g)) {
-      if (m[1] !== undefined) display++
-      else inline++
-      if (render(m[1] ?? m[2]!, m[1] !== undefined) !== undefined) parsed++
+    for (const engine of ["strata", "pdf-inspector"] as const) {
+      const markdown = engine === "strata" ? out.markdown : await markdownOf(engine, dir + f)
+      const t = tally[engine]
+      for (const m of markdown.matchAll(/\$\$([\s\S]+?)\$\$|\$([^$\n]+)\$/g)) {
+        if (m[1] !== undefined) t.display++
+        else t.inline++
+        if (render(m[1] ?? m[2]!, m[1] !== undefined) !== undefined) t.parsed++
+      }
     }
   }
-  return { pages, display, inline, parsed }
+  return { pages, ...tally.strata, inspector: tally["pdf-inspector"] }
 })() : undefined
+inspector.close()
 
 const pct = (n: number, d: number) => d === 0 ? "-" : `${(100 * n / d).toFixed(1)}% (${n}/${d})`
 const summary = (split: string) => {
@@ -148,7 +153,8 @@ const md = [
   "",
   ...(docbank === undefined ? [] : [
     `On DocBank's arXiv papers (${docbank.pages} pages; no LaTeX truth per equation here): ${docbank.display} display and ${docbank.inline} inline`,
-    `formulas written, of which ${pct(docbank.parsed, docbank.display + docbank.inline)} parse in KaTeX.`,
+    `formulas written, of which ${pct(docbank.parsed, docbank.display + docbank.inline)} parse in KaTeX. pdf-inspector, the same count on its markdown:`,
+    `${docbank.inspector.display} display and ${docbank.inspector.inline} inline (${pct(docbank.inspector.parsed, docbank.inspector.display + docbank.inspector.inline)} parse; any \`$\` pair counts, so a price can pass for one).`,
     ""
   ]),
   "## Notes",

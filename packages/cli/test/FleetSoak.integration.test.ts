@@ -32,6 +32,8 @@ const cliBin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 
 /** The slow worker holds each job this long before working it (a machine several times slower). */
 const SLOW_DELAY_MS = 600
+/** How often an idle worker asks the queue for a job (PgBossQueue.ts's least poll). */
+const POLL_MS = 500
 /** Replicas send PDFs of more pages than this to the workers; the flood's are 6 pages. */
 const QUEUE_ABOVE_PAGES = 4
 const FLOOD = { team: "flood", concurrency: 4, requests: 40 }
@@ -341,15 +343,22 @@ describe("a fleet of 2 replicas and 3 workers on one Postgres", () => {
       `fleet soak: 300 documents in ${(actualMs / 1000).toFixed(1)} s (${(300_000 / actualMs).toFixed(2)} documents/s); ` +
         `fast workers ${fast.map((s) => `${s.jobs} jobs, ${s.rate.toFixed(2)}/s`).join("; ")}; ` +
         `slow worker ${slow.jobs} jobs (${((slow.jobs / (slow.last - t0)) * 1000).toFixed(2)}/s measured, ${slowRate.toFixed(2)}/s ideal, ` +
-        `first started ${((slowItems[0]!.started - t0) / 1000).toFixed(1)} s in, ${slowGapMs.toFixed(0)} ms from one job's end to the next's start); ` +
+        `first started ${((slowItems[0]!.started - t0) / 1000).toFixed(1)} s in, ${slowGapMs.toFixed(0)} ms from one job's end to the next's start, ` +
+        `its conversions ${finishedBy(slow.worker).map((f) => `${f.path.split("/")[0]} ${f.ms}`).join(", ")} ms); ` +
         `fast job ${fastJobMs.toFixed(0)} ms; ideal ${(idealMs / 1000).toFixed(1)} s; ratio ${ratio.toFixed(3)}; ` +
-        `fast workers' last finish ${fast.map((s) => `${((end - s.last) / 1000).toFixed(1)} s`).join(", ")} before the end`
+        `fast workers' last finish ${fast.map((s) => `${((end - s.last) / 1000).toFixed(1)} s`).join(", ")} before the end, ` +
+        `${fast.map((s) => `${s.last - (Math.max(...slowItems.map((item) => item.started)) - SLOW_DELAY_MS)} ms`).join(", ")} after the slow worker took its last job`
     )
-    // The issue's bound. A worker that held k jobs while it slept would leave the fast ones idle
-    // for about (k - 1) x its job time at the end: k = 5 already goes past it here.
+    // The issue's bound. It catches only a large hoard: a worker that took 5 or 10 jobs at once was
+    // measured at 1.13x and 1.15x here (bench/results/fleet-soak.md), its run being short.
     expect(ratio).toBeLessThanOrEqual(1.2)
-    // And the sharper form of it: the fast workers worked until the slow worker's last job.
-    for (const s of fast) expect(end - s.last).toBeLessThanOrEqual(2 * (fastJobMs + SLOW_DELAY_MS))
+    // The sharper check: the slow worker took its last job (its handler starts right after its delay)
+    // before the fast workers ran out of work, give or take their 0.5 s poll. A job it had held
+    // since earlier starts later than that. Its conversion times are left out: the first use of a
+    // reader took 10-14 s here, and a cold one at the end would fail an "idle at the end" bound
+    // with no hoarding at all.
+    const slowLastTaken = Math.max(...slowItems.map((item) => item.started)) - SLOW_DELAY_MS
+    for (const s of fast) expect(slowLastTaken - s.last).toBeLessThanOrEqual(POLL_MS + 2 * fastJobMs + 250)
   }, 300_000)
 
   it("stopping every worker mid-run and starting them again loses no job, does none twice, and finishes every document", async () => {

@@ -37,15 +37,17 @@ export const pdfInspector: Engine = async (bytes) => {
 }
 
 /**
- * pdf-inspector's markdown one string a page (`extractPagesMarkdown`: one parse, font statistics
- * from the whole document as in `processPdf`), for the benches that score pages on their own.
+ * pdf-inspector's markdown one string a page: `processPdf` restricted to each page in turn (its
+ * `pages` are 1-indexed), the path run.ts scores. Not `extractPagesMarkdown`: it leaves a page it
+ * flags for OCR empty (3 of redp5110_sampled's 18 pages), where `processPdf` keeps the page's text.
  */
 export const pdfInspectorPages = async (bytes: Uint8Array): Promise<Array<string>> => {
   const inspector = await import("@firecrawl/pdf-inspector")
-  const result = await inspector.extractPagesMarkdownAsync(Buffer.from(bytes))
-  const pages: Array<string> = []
-  for (const page of result.pages) pages[page.page] = page.markdown
-  return Array.from(pages, (p) => p ?? "")
+  const buffer = Buffer.from(bytes)
+  const first = await inspector.processPdfAsync(buffer, [1])
+  const pages = [first.markdown ?? ""]
+  for (let n = 2; n <= first.pageCount; n++) pages.push((await inspector.processPdfAsync(buffer, [n])).markdown ?? "")
+  return pages
 }
 
 export const pdfParse: Engine = async (bytes) => {

@@ -66,7 +66,7 @@ const oursOf = (page: Page): Array<Ours> =>
 
 interface DoclingJson {
   readonly pages: Record<string, { size: { width: number; height: number } }>
-  readonly texts: ReadonlyArray<{ label: string; text: string; prov: ReadonlyArray<{ page_no: number; bbox: { l: number; t: number; r: number; b: number; coord_origin?: string } }> }>
+  readonly texts: ReadonlyArray<{ label: string; text: string; parent?: { $ref: string }; prov: ReadonlyArray<{ page_no: number; bbox: { l: number; t: number; r: number; b: number; coord_origin?: string } }> }>
   readonly tables?: ReadonlyArray<{ prov: ReadonlyArray<{ page_no: number }>; data: { table_cells: ReadonlyArray<{ text: string }> } }>
 }
 
@@ -98,15 +98,18 @@ const docling = async (name: string, into: Counts, md: Record<Engine, MarkdownCo
     const ours = oursOf(page)
     const size = json.pages[String(index + 1)]?.size
     if (size === undefined) continue
-    const items: Array<PageItem> = json.texts.flatMap((item) => item.prov.filter((prov) => prov.page_no === index + 1).map((prov) => {
+    const items: Array<PageItem & { inPicture: boolean }> = json.texts.flatMap((item) => item.prov.filter((prov) => prov.page_no === index + 1).map((prov) => {
       const { l, t, r, b, coord_origin } = prov.bbox
       const [top, bottom] = coord_origin === "TOPLEFT" ? [t, b] : [size.height - t, size.height - b]
-      return { label: item.label, text: item.text, box: [l / size.width, top / size.height, r / size.width, bottom / size.height] as const }
+      const inPicture = item.label === "text" && item.parent?.$ref.startsWith("#/pictures/") === true
+      return { label: item.label, text: item.text, inPicture, box: [l / size.width, top / size.height, r / size.width, bottom / size.height] as const }
     }))
+    // Words Docling read inside a picture are no body text for the markdown measure (as in LayoutData.ts).
+    const textItems = items.filter((i) => !i.inPicture)
     const cells = (json.tables ?? []).filter((t) => t.prov[0]?.page_no === index + 1).flatMap((t) => t.data.table_cells.map((c) => c.text))
     const theirs = cut === undefined ? theirsWhole[index] : (await inspectorPages(cut, `${name} p${index + 1}`))[0]
-    scoreDoclingPage(md.strata, `${name} p${index + 1}`, strataMarkdown(page), items, cells)
-    scoreDoclingPage(md["pdf-inspector"], `${name} p${index + 1}`, theirs ?? "", items, cells)
+    scoreDoclingPage(md.strata, `${name} p${index + 1}`, strataMarkdown(page), textItems, cells)
+    scoreDoclingPage(md["pdf-inspector"], `${name} p${index + 1}`, theirs ?? "", textItems, cells)
     for (const item of items) {
       const text = norm(item.text)
       if (text.length === 0) continue

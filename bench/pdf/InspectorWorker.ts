@@ -2,7 +2,7 @@
  * Child process that runs Firecrawl's pdf-inspector (native code: a panic or a hang must not take
  * the bench with it) on PDFs sent by the parent over IPC (`Inspector.ts`), one at a time, and
  * answers with its markdown: the whole document's (`processPdf`, as run.ts scores it) or one
- * string a page (`extractPagesMarkdown`, the same single parse, split by page).
+ * string a page (`processPdf` restricted to each page in turn).
  */
 import { pdfInspector, pdfInspectorPages } from "./Engines.ts"
 

@@ -68,7 +68,10 @@ export const scoreDoclingPage = (into: MarkdownCounts, where: string, markdown: 
     if (text.length === 0) continue
     into.body++
     const gone = lost(text, found)
-    if (gone) into.lost++
+    if (gone) {
+      into.lost++
+      into.details.push(`${where} lost ${item.label}: ${item.text.slice(0, 80)}`)
+    }
     if (inMargin(item.box[1], item.box[3])) {
       into.marginBody++
       if (gone) {

@@ -11,11 +11,19 @@ import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
 import { joinWrappedRows } from "./WrappedRows.ts"
 
 /**
+ * The share of the text's height that lines crossing a gutter may cover: a title, a deck, a figure,
+ * a caption or a pull quote set across the columns. It was 0.04, and a one-page article's title
+ * and deck alone hid its gutters; its narrow columns were then read as one table
+ * (bench/pdf/ArticleOrder.ts). Both sides of a gutter must still be running text.
+ */
+export const SPANNING = 0.15
+
+/**
  * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
  * tables are looked for inside each column, so that a column of prose beside a table never
  * becomes the table's first column.
  */
-export const pageGutters = (lines: ReadonlyArray<Line>, width: number): Array<number> => {
+export const pageGutters = (lines: ReadonlyArray<Line>, width: number, spanning = SPANNING): Array<number> => {
   const BIN = 2
   const bins = Math.max(1, Math.ceil(width / BIN))
   const covered = new Float64Array(bins)
@@ -31,7 +39,7 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number): Array<nu
   const gutters: Array<number> = []
   let start = -1
   for (let b = 0; b <= bins; b++) {
-    const empty = b < bins && covered[b] <= total * 0.04
+    const empty = b < bins && covered[b] <= total * spanning
     if (empty && start < 0) start = b
     if (!empty && start >= 0) {
       const x0 = start * BIN, x1 = b * BIN
@@ -53,8 +61,8 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number): Array<nu
 }
 
 /** Unruled tables from text alignment, looked for column by column. */
-export const alignedTables = (lines: ReadonlyArray<Line>, width: number): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
-  const gutters = pageGutters(lines, width)
+export const alignedTables = (lines: ReadonlyArray<Line>, width: number, spanning = SPANNING): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  const gutters = pageGutters(lines, width, spanning)
   if (gutters.length === 0) return alignedTablesIn(lines)
   const regions: Array<Array<Line>> = Array.from({ length: gutters.length + 1 }, () => [])
   const crossing: Array<Line> = []

@@ -12,21 +12,35 @@ import { FontStats } from "./FontStats.ts"
 import { buildLines } from "./Lines.ts"
 import { splitMath } from "./MathRegions.ts"
 import { analyseLines, carryOver, labelPage, orderBlocks } from "./PageLayout.ts"
+import { findPanels, panelRegions } from "./Panels.ts"
 import { ruledTables } from "./Tables.ts"
 
-/** The rule-based Tables: ruled tables first, then tables aligned in columns. */
-export const heuristicTables: Tables["Service"] = Tables.of({
+/**
+ * The rule-based Tables: ruled tables first, then tables aligned in columns. `panels: false` is
+ * the stage before issue 17's reading-order work (benches compare): a boxed or shaded aside is
+ * searched together with the text beside it, and page gutters that titles cross over 4% of the
+ * text's height are not seen (AlignedTables.ts SPANNING).
+ */
+export const heuristicTablesWith = (options: { readonly panels?: boolean } = {}): Tables["Service"] => Tables.of({
   name: "heuristic",
   detect: (lines, page) =>
     stageStep("Tables", page.pageNumber, () => {
       const ruled = ruledTables(lines, page.rules, page)
-      const aligned = alignedTables(ruled.rest, page.width)
-      return { tables: [...ruled.tables, ...aligned.tables], rest: aligned.rest }
+      // A panel (a boxed or shaded aside) is searched on its own: its lines never make a column of a table outside it.
+      const panels = options.panels === false ? [] : findPanels(page.drawings, lines)
+      const aligned = panelRegions(ruled.rest, panels).map((region) => alignedTables(region, page.width, options.panels === false ? 0.04 : undefined))
+      return { tables: [...ruled.tables, ...aligned.flatMap((a) => a.tables)], rest: aligned.flatMap((a) => a.rest) }
     })
 })
 
-/** The rule-based Layout over the given Tables. */
-export const heuristicLayout = (tables: Tables["Service"]): Layout["Service"] =>
+export const heuristicTables: Tables["Service"] = heuristicTablesWith()
+
+/**
+ * The rule-based Layout over the given Tables. `asides: false` is the layout before issue 17's
+ * reading-order work (benches compare): justified lines cut at their stretched word spaces
+ * (Lines.ts), paragraphs grouped across the edges of panels (Panels.ts).
+ */
+export const heuristicLayout = (tables: Tables["Service"], options: { readonly asides?: boolean } = {}): Layout["Service"] =>
   Layout.of({
     name: "heuristic",
     begin: Effect.sync(() => {
@@ -36,9 +50,9 @@ export const heuristicLayout = (tables: Tables["Service"]): Layout["Service"] =>
           Effect.gen(function*() {
             // Display formulas leave the text first; inline math stays in it, marked (MathRegions.ts).
             const math = splitMath(page.runs, page.rules)
-            const lines = yield* stageStep("Layout", page.pageNumber, () => buildLines(math.runs))
+            const lines = yield* stageStep("Layout", page.pageNumber, () => buildLines(math.runs, { stretched: options.asides ?? true }))
             const split = yield* tables.detect(lines, page)
-            const laid = yield* stageStep("Layout", page.pageNumber, () => analyseLines(page, lines, split, stats))
+            const laid = yield* stageStep("Layout", page.pageNumber, () => analyseLines(page, lines, split, stats, options.asides ?? true))
             laid.blocks.push(...math.formulas)
             return laid
           }),
@@ -47,11 +61,14 @@ export const heuristicLayout = (tables: Tables["Service"]): Layout["Service"] =>
     })
   })
 
-export const heuristicReadingOrder: ReadingOrder["Service"] = ReadingOrder.of({
+/** The rule-based ReadingOrder; `asides: false` is the order before sidebars and pull quotes were placed (benches compare). */
+export const heuristicReadingOrderWith = (options: { readonly asides: boolean }): ReadingOrder["Service"] => ReadingOrder.of({
   name: "heuristic",
-  order: (page) => stageStep("ReadingOrder", page.pageNumber, () => orderBlocks(page)),
+  order: (page) => stageStep("ReadingOrder", page.pageNumber, () => orderBlocks(page, options)),
   continueAcross: (current, next) => stageStep("ReadingOrder", undefined, () => carryOver(current, next))
 })
+
+export const heuristicReadingOrder: ReadingOrder["Service"] = heuristicReadingOrderWith({ asides: true })
 
 export const HeuristicTables = Layer.succeed(Tables, heuristicTables)
 

@@ -145,8 +145,63 @@ const keepsTogether = (fragment: ReadonlyArray<TextRun>, next: TextRun, gap: num
   return gap < 3 * size && LABEL.test(text) && /^\p{Lu}/u.test(next.text.trimStart()) && Math.abs(next.size - fragment[0].size) < 0.5
 }
 
-/** Groups the page's runs into line fragments, top to bottom, then left to right. */
-export const buildLines = (input: ReadonlyArray<TextRun>): Array<Line> => {
+/** The gap before each run of a row sorted by x (the first is Infinity). */
+const rowGaps = (ordered: ReadonlyArray<TextRun>): Array<number> => {
+  let right = -Infinity
+  return ordered.map((run) => {
+    const gap = run.x0 - right
+    right = Math.max(right, run.x1)
+    return gap
+  })
+}
+
+const WORD = /\p{L}{2}/u
+
+/**
+ * A wide gap before run `i` that is a stretched word space of a justified line, not a gutter: a
+ * gap beside it (before the previous word or after this one) is as wide to within a tenth, and
+ * words, not figures, stand on both sides. A narrow justified column stretches its spaces past
+ * FRAGMENT_GAP (8 pt type in 110 pt columns), and cut there its lines looked like table cells.
+ * A table's gutters differ from one another with their cells' widths; numbers are left out
+ * because right-aligned figures of one width do leave equal gaps.
+ */
+const justifiedSpace = (ordered: ReadonlyArray<TextRun>, gaps: ReadonlyArray<number>, i: number, size: number): boolean => {
+  const gap = gaps[i]
+  if (gap > 6 * size || !WORD.test(ordered[i].text) || !WORD.test(ordered[i - 1].text)) return false
+  const alike = (j: number) => j >= 1 && j < gaps.length && gaps[j] > 0.35 * size && Math.abs(gaps[j] - gap) <= Math.max(0.4, 0.1 * gap) &&
+    WORD.test(ordered[j].text) && WORD.test(ordered[j - 1].text)
+  return alike(i - 1) || alike(i + 1)
+}
+
+/**
+ * Whether the page's text leaves the vertical band between x `a` and `b` (almost) empty, against
+ * the text on either side of it: a column gutter, where the word spaces of justified lines fall
+ * at other places on every row and leave no such band. Measured against the sides, not the page,
+ * so that a column filled half way down still has its spaces covered.
+ */
+const emptyBand = (runs: ReadonlyArray<TextRun>): ((a: number, b: number) => boolean) => {
+  let right = 0
+  for (const r of runs) right = Math.max(right, r.x1)
+  const covered = new Float64Array(Math.max(1, Math.ceil(right) + 1))
+  for (const r of runs) for (let x = Math.max(0, Math.floor(r.x0)); x < Math.min(covered.length, Math.ceil(r.x1)); x++) covered[x] += r.bottom - r.top
+  const most = (from: number, to: number) => {
+    let m = 0
+    for (let x = Math.max(0, Math.floor(from)); x < Math.min(covered.length, Math.ceil(to)); x++) m = Math.max(m, covered[x])
+    return m
+  }
+  return (a, b) => {
+    const side = Math.min(most(a - 20, a), most(b, b + 20))
+    for (let x = Math.max(0, Math.ceil(a)); x < Math.min(covered.length, Math.floor(b)); x++) if (covered[x] <= 0.25 * side) return true
+    return false
+  }
+}
+
+/**
+ * Groups the page's runs into line fragments, top to bottom, then left to right. `stretched:
+ * false` cuts at every wide gap, the stretched spaces of justified lines too (as before they were
+ * told from gutters; benches compare).
+ */
+export const buildLines = (input: ReadonlyArray<TextRun>, { stretched = true }: { readonly stretched?: boolean } = {}): Array<Line> => {
   const runs = withoutOverprint(input)
   const horizontal = runs.filter((r) => !r.rotated)
   const rotated = runs.filter((r) => r.rotated)
@@ -180,17 +235,19 @@ export const buildLines = (input: ReadonlyArray<TextRun>): Array<Line> => {
       }
     }
   }
+  const gutter = emptyBand(horizontal)
   const lines: Array<Line> = []
   rows.forEach((row, index) => {
     const ordered = row.runs.sort((a, b) => a.x0 - b.x0)
+    const gaps = rowGaps(ordered)
     let fragment: Array<TextRun> = []
     let right = -Infinity
-    for (const run of ordered) {
+    for (const [i, run] of ordered.entries()) {
       const size = Math.max(run.size, fragment.length > 0 ? fragment[fragment.length - 1].size : 0)
       const gap = run.x0 - right
       // Justified Arabic stretches its word gaps (kashida): right-to-left runs tolerate wider ones.
       const limit = run.rtl && fragment[fragment.length - 1]?.rtl ? 2.5 * FRAGMENT_GAP : FRAGMENT_GAP
-      if (fragment.length > 0 && gap > limit * size && !keepsTogether(fragment, run, gap, size)) {
+      if (fragment.length > 0 && gap > limit * size && !keepsTogether(fragment, run, gap, size) && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

@@ -15,6 +15,8 @@ import { markFurniture } from "./Furniture.ts"
 import { nestLists } from "./Lists.ts"
 import { groupLines } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
+import { orderAsides } from "./Asides.ts"
+import { findPanels, panelRegions } from "./Panels.ts"
 import { mirrorGrid, type TableGrid } from "./TableGrid.ts"
 
 /**
@@ -25,7 +27,8 @@ export const analyseLines = (
   content: PageElements,
   lines: ReadonlyArray<Line>,
   split: { readonly tables: Array<LayoutBlock>; readonly rest: Array<Line> },
-  stats: FontStats
+  stats: FontStats,
+  withPanels = true
 ): LayoutPage => {
   let rest = split.rest
   let tables = split.tables
@@ -37,7 +40,9 @@ export const analyseLines = (
   tables = drawn.tables
   // The body size is measured on running text: table cells are often set smaller.
   stats.observe(rest)
-  const blocks = [...tables, ...pictures.figures, ...drawn.figures, ...groupLines(rest)]
+  // Paragraphs never run across the edge of a panel (a boxed or shaded aside).
+  const panels = withPanels ? findPanels(content.drawings, lines) : []
+  const blocks = [...tables, ...pictures.figures, ...drawn.figures, ...panelRegions(rest, panels).flatMap(groupLines)]
   // Rotated text (margin stamps, vertical labels) is kept, as furniture-like headers, so that it never breaks the body.
   for (const line of rest) if (line.rotated) blocks.push({ kind: "page_header", lines: [line], x0: line.x0, x1: line.x1, top: line.top, bottom: line.bottom, size: line.size })
   observeHeadings(blocks, stats)
@@ -60,7 +65,8 @@ export const analyseLines = (
     diagnostics,
     rtl: rtlLines > lines.length / 2,
     chars,
-    textSource: content.textSource ?? "native_text"
+    textSource: content.textSource ?? "native_text",
+    ...(panels.length > 0 ? { panels } : {})
   }
 }
 
@@ -71,8 +77,15 @@ export const labelPage = (page: LayoutPage, neighbours: ReadonlyArray<LayoutPage
   return page
 }
 
-/** Reading order of a labelled page: XY-cut, paragraphs cut by a column break joined, captions by their figures. */
-export const orderBlocks = (page: LayoutPage): Array<LayoutBlock> => placeCaptions(joinContinuations(readingOrder(page.blocks, page.rtl)))
+/**
+ * Reading order of a labelled page: XY-cut, paragraphs cut by a column break joined, captions by
+ * their figures; with `asides`, sidebars, pull quotes and panels are placed after the flow they
+ * cut (Asides.ts).
+ */
+export const orderBlocks = (page: LayoutPage, options: { readonly asides: boolean } = { asides: true }): Array<LayoutBlock> => {
+  const ordered = readingOrder(page.blocks, page.rtl, options.asides)
+  return placeCaptions(joinContinuations(options.asides ? orderAsides(page, ordered) : ordered))
+}
 
 const normalisedBox = (block: LayoutBlock, page: LayoutPage): [number, number, number, number] => {
   const c = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 10000) / 10000

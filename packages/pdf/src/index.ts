@@ -22,7 +22,9 @@ export {
   HeuristicLayout,
   heuristicReadingOrder,
   HeuristicReadingOrder,
+  heuristicReadingOrderWith,
   heuristicTables,
+  heuristicTablesWith,
   HeuristicTables
 } from "./HeuristicLayout.ts"
 export { openPdf, closePdf } from "./PdfLoader.ts"

@@ -148,4 +148,6 @@ export interface LayoutPage {
   /** Characters of text on the page (0 means no text layer). */
   readonly chars: number
   readonly textSource: "native_text" | "layout_ocr"
+  /** Boxes drawn around or under text (sidebars, boxed notes): reading order reads each as one unit. */
+  readonly panels?: ReadonlyArray<DrawingBox> | undefined
 }

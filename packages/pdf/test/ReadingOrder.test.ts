@@ -1,0 +1,58 @@
+/**
+ * Reading order of asides (issue 17 item 7) on one-page two-column articles printed by Chromium
+ * (fixtures/reading-order/make.ts): a paragraph cut mid-sentence by a sidebar, a pull quote or a
+ * figure across the columns is read whole, and the aside comes after it; a panel beside the
+ * columns comes after the main flow; a caption stays with its picture.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { readAll } from "./helpers/ReadAll.ts"
+
+const read = (name: string) =>
+  readAll(new Uint8Array(readFileSync(new URL(`./fixtures/reading-order/${name}.pdf`, import.meta.url)))).pipe(Effect.map((r) => r.markdown))
+
+const JOINED = "Opening words of the interrupted sentence run on until the interrupted sentence closes."
+
+/** Asserts the texts appear in this order, each once from where the previous one was found. */
+const inOrder = (markdown: string, texts: ReadonlyArray<string>) => {
+  let from = 0
+  for (const text of texts) {
+    const at = markdown.indexOf(text, from)
+    assert.isAtLeast(at, 0, `"${text}" after offset ${from} in:\n${markdown}`)
+    from = at + text.length
+  }
+}
+
+describe("reading order of asides", () => {
+  it.effect("a sidebar inside a column: the paragraph it cuts is read whole, then the sidebar as one unit", () =>
+    Effect.gen(function*() {
+      const md = yield* read("sidebar-in-column")
+      assert.include(md, JOINED)
+      inOrder(md, [JOINED, "Boxed note", "Sidebar first sentence here.", "Sidebar closing words.", "Second paragraph begins.", "Third paragraph begins."])
+      // The sidebar is not interleaved with the column beside it.
+      const sidebar = md.slice(md.indexOf("Boxed note"), md.indexOf("Sidebar closing words."))
+      assert.notInclude(sidebar, "paragraph begins")
+    }))
+
+  it.effect("a panel beside the columns is read after the main flow", () =>
+    Effect.gen(function*() {
+      const md = yield* read("sidebar-beside")
+      inOrder(md, ["First paragraph begins.", "Second paragraph begins.", "Last paragraph begins.", "Main flow ends here.", "Side panel", "Panel first sentence here.", "Panel closing words."])
+    }))
+
+  it.effect("a pull quote does not split the sentence it interrupts; it follows its paragraph, as text", () =>
+    Effect.gen(function*() {
+      const md = yield* read("pull-quote")
+      const quote = "The quoted river stone sentence of this story is long enough to repeat"
+      // Once in the body, once as the quote: after the whole paragraph, before the next one.
+      inOrder(md, [quote, JOINED, quote, "Second paragraph begins.", "Third paragraph begins."])
+      assert.notMatch(md, /^#+ .*quoted/m)
+    }))
+
+  it.effect("a figure and caption between two bands of columns: the paragraph is read whole, the caption stays with its picture", () =>
+    Effect.gen(function*() {
+      const md = yield* read("caption-between-columns")
+      inOrder(md, ["First paragraph begins.", JOINED, "<!-- image -->\n\nFigure 1: The caption sits between the two bands of columns.", "Second paragraph begins."])
+    }))
+})

@@ -12,7 +12,7 @@
  *   node -C @strata/source bench/pdf/math.ts [--docbank]
  */
 import { execFileSync } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import katex from "katex"
@@ -124,6 +124,20 @@ const theirs = (r: Row) => rows.find((x) => x.engine === "pdf-inspector" && x.fi
 const cell = (s: string | undefined) => s === undefined ? "(none)" : `\`${s.replace(/\|/g, "\\|").replace(/`/g, "'")}\``
 const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
 const load = loadavg().map((l) => l.toFixed(2)).join(" ")
+/**
+ * Earlier runs stay in the file: the last run's summary (its "Run:" line, table and DocBank
+ * line) goes on top of the "Earlier runs" section, newest first.
+ */
+const resultsFile = new URL("../results/math.md", import.meta.url)
+const earlier = (() => {
+  if (!existsSync(resultsFile)) return []
+  const old = readFileSync(resultsFile, "utf8")
+  const start = old.indexOf("\nRun: "), end = old.indexOf("\n## Notes")
+  const last = start >= 0 && end > start ? old.slice(start + 1, end).trim() : undefined
+  const from = old.indexOf("\n## Earlier runs\n"), to = old.indexOf("\n## Every equation")
+  const kept = from >= 0 && to > from ? old.slice(from + "\n## Earlier runs\n".length, to).trim() : ""
+  return [...(last === undefined ? [] : [last]), ...(kept.length > 0 ? [kept] : [])]
+})()
 const md = [
   "# Math: LaTeX from the glyph stream",
   "",
@@ -170,6 +184,7 @@ const md = [
   "  a narrow display formula beside the short last line of a paragraph can be put after the next paragraph by the",
   "  XY-cut reading order (held-out-1's last display equation; matched here wherever it landed).",
   "",
+  ...(earlier.length === 0 ? [] : ["## Earlier runs", "", earlier.join("\n\n"), ""]),
   "## Every equation",
   "",
   // pdf-inspector's column only when it matched anything (it writes no `$...$` today).
@@ -178,5 +193,5 @@ const md = [
   ...rows.filter((r) => r.engine === "strata").map((r) => `| ${r.split} | ${r.file} | ${r.expected.display ? "display" : "inline"} | ${cell(r.expected.latex)} | ${cell(r.got)} | ${r.exact ? "yes" : "no"} | ${r.rendered ? "yes" : "no"} |${withTheirs ? ` ${cell(theirs(r)?.got)} |` : ""}`),
   ""
 ].join("\n")
-writeFileSync(new URL("../results/math.md", import.meta.url), md)
+writeFileSync(resultsFile, md)
 console.log(md.split("## Every")[0])

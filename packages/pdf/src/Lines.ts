@@ -157,6 +157,9 @@ const rowGaps = (ordered: ReadonlyArray<TextRun>): Array<number> => {
 
 const WORD = /\p{L}{2}/u
 
+/** The widest page, in points, whose text coverage emptyBand keeps (PDF's largest page is 14,400 pt). */
+const MAX_WIDTH = 15_000
+
 /**
  * A wide gap before run `i` that is a stretched word space of a justified line, not a gutter: a
  * gap beside it (before the previous word or after this one) is as wide to within a tenth, and
@@ -181,8 +184,9 @@ const justifiedSpace = (ordered: ReadonlyArray<TextRun>, gaps: ReadonlyArray<num
  */
 const emptyBand = (runs: ReadonlyArray<TextRun>): ((a: number, b: number) => boolean) => {
   let right = 0
-  for (const r of runs) right = Math.max(right, r.x1)
-  const covered = new Float64Array(Math.max(1, Math.ceil(right) + 1))
+  for (const r of runs) if (r.x1 > right) right = r.x1
+  // Bounded: a broken file may place a run far off the page.
+  const covered = new Float64Array(Math.max(1, Math.min(MAX_WIDTH, Math.ceil(right) + 1)))
   for (const r of runs) for (let x = Math.max(0, Math.floor(r.x0)); x < Math.min(covered.length, Math.ceil(r.x1)); x++) covered[x] += r.bottom - r.top
   const most = (from: number, to: number) => {
     let m = 0

@@ -19,7 +19,7 @@ import type { Diagnostic, DrawingBox, OcrEngine, OcrError, OcrResult, PageElemen
 import { decideOcr, type DecisionInput, type DecisionReason } from "./OcrDecision.ts"
 import type { PageRenderer, RenderedPage } from "./PageRenderer.ts"
 import { isRtlText } from "./Lines.ts"
-import { cropGroups, outlinesDominate, regionCrop, withOutlinedRuns } from "./OutlinedOcr.ts"
+import { cropGroups, cropWords, outlinedLines, outlinesDominate, regionCrop, withOutlinedRuns } from "./OutlinedOcr.ts"
 import type { PageSource } from "./PageSource.ts"
 
 export interface OcrPagesOptions {
@@ -187,8 +187,10 @@ export const ocrPages = (inner: PageSource, options: OcrPagesOptions): Effect.Ef
             failed++
             continue
           }
-          const lines = result.lines.filter((l) => l.text.trim() !== "" && l.confidence >= MIN_OUTLINED_CONFIDENCE)
-          runs.push(...ocrRuns({ ...result, lines }, rendered.value, page.width, page.height))
+          const words = cropWords(page.runs, ocrRuns({ ...result, lines: outlinedLines(result, MIN_OUTLINED_CONFIDENCE) }, rendered.value, page.width, page.height), region.glyphs)
+          if (words.length === 0) continue
+          runs.push(...words)
+          // Only the outlines of crops that gave words leave the drawings: the others were a picture after all.
           const [x0, y0, x1, y1] = rendered.value.region
           read.push({ x0: x0 * page.width, x1: x1 * page.width, top: y0 * page.height, bottom: y1 * page.height })
         }

@@ -5,7 +5,7 @@
  * words then go through the same Layout -> ReadingOrder chain as the text layer: they are runs
  * at the region's place on the page, so reading order puts them where a reader would.
  */
-import type { DrawingBox, PageElements, TextRun } from "@strata/core"
+import type { DrawingBox, OcrLine, OcrResult, PageElements, TextRun } from "@strata/core"
 
 /**
  * Whether outlines carry more of the page's words than its text layer does (a table or a form
@@ -59,8 +59,10 @@ export const regionCrop = (region: DrawingBox & { readonly rows?: number }, page
  * of a drawn table, 5.5 s as 8 calls). `rows` keeps the smallest line height of the group, which
  * sets the resolution.
  */
-export const cropGroups = (regions: ReadonlyArray<DrawingBox & { readonly rows?: number }>): Array<DrawingBox & { readonly rows: number }> => {
-  const groups = regions.map((r) => ({ x0: r.x0, x1: r.x1, top: r.top, bottom: r.bottom, line: (r.bottom - r.top) / Math.max(1, r.rows ?? 1) }))
+export const cropGroups = (
+  regions: ReadonlyArray<DrawingBox & { readonly rows?: number; readonly glyphs?: number }>
+): Array<DrawingBox & { readonly rows: number; readonly glyphs: number }> => {
+  const groups = regions.map((r) => ({ x0: r.x0, x1: r.x1, top: r.top, bottom: r.bottom, line: (r.bottom - r.top) / Math.max(1, r.rows ?? 1), glyphs: r.glyphs ?? 0 }))
   for (let merged = true; merged;) {
     merged = false
     for (let i = 0; i < groups.length && !merged; i++) {
@@ -68,13 +70,52 @@ export const cropGroups = (regions: ReadonlyArray<DrawingBox & { readonly rows?:
         const a = groups[i], b = groups[j]
         const reach = Math.max(a.line, b.line)
         if (a.x0 - reach > b.x1 || b.x0 - reach > a.x1 || a.top - reach > b.bottom || b.top - reach > a.bottom) continue
-        groups[i] = { x0: Math.min(a.x0, b.x0), x1: Math.max(a.x1, b.x1), top: Math.min(a.top, b.top), bottom: Math.max(a.bottom, b.bottom), line: Math.min(a.line, b.line) }
+        groups[i] = {
+          x0: Math.min(a.x0, b.x0), x1: Math.max(a.x1, b.x1), top: Math.min(a.top, b.top), bottom: Math.max(a.bottom, b.bottom),
+          line: Math.min(a.line, b.line), glyphs: a.glyphs + b.glyphs
+        }
         groups.splice(j, 1)
         merged = true
       }
     }
   }
-  return groups.map((g) => ({ x0: g.x0, x1: g.x1, top: g.top, bottom: g.bottom, rows: Math.max(1, Math.round((g.bottom - g.top) / g.line)) }))
+  return groups.map((g) => ({ x0: g.x0, x1: g.x1, top: g.top, bottom: g.bottom, rows: Math.max(1, Math.round((g.bottom - g.top) / g.line)), glyphs: g.glyphs }))
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
+
+/** What the engine read in a crop, kept where it is words: sure words (`minConfidence`), on lines with a letter or a digit. */
+export const outlinedLines = (result: OcrResult, minConfidence: number): Array<OcrLine> => {
+  const lines: Array<OcrLine> = []
+  for (const line of result.lines) {
+    if (line.confidence < minConfidence) continue
+    // An engine that gives lines without words: the line is one word.
+    const all = line.words.length > 0 ? line.words : [{ text: line.text, bbox: line.bbox, confidence: line.confidence }]
+    const words = all.filter((w) => w.confidence >= minConfidence && w.text.trim() !== "")
+    if (!words.some((w) => LETTER_OR_DIGIT.test(w.text))) continue
+    lines.push({ ...line, text: words.map((w) => w.text.trim()).join(" "), words })
+  }
+  return lines
+}
+
+/** The runs that no word of the text layer lies under: a crop may take in a little of the text layer beside the outlines. */
+const freshRuns = (native: ReadonlyArray<TextRun>, runs: ReadonlyArray<TextRun>): Array<TextRun> =>
+  runs.filter((run) => {
+    const cx = (run.x0 + run.x1) / 2, cy = (run.top + run.bottom) / 2
+    return !native.some((r) => cx >= r.x0 && cx <= r.x1 && cy >= r.top && cy <= r.bottom)
+  })
+
+/**
+ * The words read in a crop of `glyphs` outlined letters, or none when they are too few to be
+ * those letters: at least half as many characters as glyphs, counting only words off the text
+ * layer. Fewer means the shapes were not letters after all: diagram labels such as "⟨Φ⟩" came
+ * back as "=", a diagram beside its caption as "T" (docbank pages, bench/pdf/Outlined.ts).
+ */
+export const cropWords = (native: ReadonlyArray<TextRun>, runs: ReadonlyArray<TextRun>, glyphs: number): Array<TextRun> => {
+  const fresh = freshRuns(native, runs)
+  let chars = 0
+  for (const run of fresh) chars += run.text.trim().length
+  return chars * 2 >= glyphs ? fresh : []
 }
 
 const inside = (d: DrawingBox, box: DrawingBox): boolean =>
@@ -87,11 +128,8 @@ const inside = (d: DrawingBox, box: DrawingBox): boolean =>
  */
 export const withOutlinedRuns = (page: PageElements, read: ReadonlyArray<DrawingBox>, runs: ReadonlyArray<TextRun>): PageElements => {
   const { outlined: _found, ...rest } = page
-  // A crop may take in a little of the text layer beside the outlines: the text layer has those words already.
-  const added = runs.filter((run) => {
-    const cx = (run.x0 + run.x1) / 2, cy = (run.top + run.bottom) / 2
-    return !page.runs.some((r) => cx >= r.x0 && cx <= r.x1 && cy >= r.top && cy <= r.bottom)
-  })
+  // The text layer has its own words already.
+  const added = freshRuns(page.runs, runs)
   if (added.length === 0) return rest
   return {
     ...rest,

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { closePdf, openPdf, readPage } from "../src/index.ts"
 import { outlinedRegions, type PathContour, rowRejection } from "../src/OutlinedText.ts"
-import { cropGroups, outlinesDominate, regionCrop, withOutlinedRuns } from "../src/OutlinedOcr.ts"
+import { cropGroups, cropWords, outlinedLines, outlinesDominate, regionCrop, withOutlinedRuns } from "../src/OutlinedOcr.ts"
 import { goldenCases } from "./helpers/GoldenCases.ts"
 import { readAll } from "./helpers/ReadAll.ts"
 
@@ -152,6 +152,23 @@ describe("outlined text regions", () => {
     assert.deepStrictEqual(read.runs.map((r) => r.text), ["native", "Title"])
     assert.deepStrictEqual(read.drawings.map((d) => d.top), [500])
     assert.isUndefined(read.outlined)
+  })
+
+  it("keeps what was read in a crop only where it is words enough for its glyphs", () => {
+    const word = (text: string, confidence: number) => ({ text, bbox: [0, 0, 10, 10] as const, confidence })
+    const line = (words: Array<ReturnType<typeof word>>) => ({ text: words.map((w) => w.text).join(" "), bbox: [0, 0, 100, 10] as const, confidence: 0.8, words })
+    const result = { engine: "test", width: 100, height: 40, lines: [line([word("Summer", 0.9), word("~", 0.95), word("IT", 0.33)]), line([word("=", 0.9)])] }
+    // Unsure words go, and so does a line of symbols only.
+    assert.deepStrictEqual(outlinedLines(result, 0.5).map((l) => l.text), ["Summer ~"])
+    const run = (text: string, x0: number, top: number) => ({
+      text, x0, x1: x0 + 40, top, bottom: top + 12, baseline: top + 10, size: 10,
+      bold: false, italic: false, mono: false, math: false, symbol: false, rotated: false, rtl: false
+    })
+    const caption = run("caption", 100, 200)
+    const read = [run("Fair", 10, 50), run("caption", 100, 200)]
+    // "Fair" off the text layer: 4 characters for 6 glyphs is enough; for 9 it is not (the shapes were no letters).
+    assert.deepStrictEqual(cropWords([caption], read, 6).map((r) => r.text), ["Fair"])
+    assert.deepStrictEqual(cropWords([caption], read, 9), [])
   })
 
   it.effect("fast mode leaves outlined words unread and says so", () =>

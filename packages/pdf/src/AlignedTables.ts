@@ -11,19 +11,30 @@ import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
 import { joinWrappedRows } from "./WrappedRows.ts"
 
 /**
- * The share of the text's height that lines crossing a gutter may cover: a title, a deck, a figure,
- * a caption or a pull quote set across the columns. It was 0.04, and a one-page article's title
- * and deck alone hid its gutters; its narrow columns were then read as one table
- * (bench/pdf/ArticleOrder.ts). Both sides of a gutter must still be running text.
+ * How page gutters are told. `spanning`: the share of the text's height that lines crossing a
+ * gutter may cover (a title, a deck, a figure, a caption or a pull quote set across the columns);
+ * it was 0.04, and a one-page article's title and deck alone hid its gutters. `perRow`: a side's
+ * characters are counted per row, not per fragment, so that a narrow justified column whose
+ * two-word lines are cut at their one stretched space still reads as running text. Without
+ * either, narrow columns were read as one table (bench/pdf/ArticleOrder.ts). Both sides of a
+ * gutter must still be running text.
  */
-export const SPANNING = 0.15
+export interface GutterRules {
+  readonly spanning: number
+  readonly perRow: boolean
+}
+
+export const GUTTERS: GutterRules = { spanning: 0.15, perRow: true }
+
+/** The rules before issue 17's reading-order work (benches compare). */
+export const GUTTERS_BEFORE: GutterRules = { spanning: 0.04, perRow: false }
 
 /**
  * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
  * tables are looked for inside each column, so that a column of prose beside a table never
  * becomes the table's first column.
  */
-export const pageGutters = (lines: ReadonlyArray<Line>, width: number, spanning = SPANNING): Array<number> => {
+export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: GutterRules = GUTTERS): Array<number> => {
   const BIN = 2
   const bins = Math.max(1, Math.ceil(width / BIN))
   const covered = new Float64Array(bins)
@@ -39,7 +50,7 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, spanning 
   const gutters: Array<number> = []
   let start = -1
   for (let b = 0; b <= bins; b++) {
-    const empty = b < bins && covered[b] <= total * spanning
+    const empty = b < bins && covered[b] <= total * rules.spanning
     if (empty && start < 0) start = b
     if (!empty && start >= 0) {
       const x0 = start * BIN, x1 = b * BIN
@@ -50,7 +61,8 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, spanning 
           const own = lines.filter((l) => !l.rotated && keep(l))
           let chars = 0, lo = Infinity, hi = -Infinity
           for (const l of own) { chars += l.text.length; lo = Math.min(lo, l.top); hi = Math.max(hi, l.bottom) }
-          return own.length >= lines.length * 0.15 && chars / Math.max(1, own.length) >= 15 && hi - lo >= total * 0.5
+          const units = rules.perRow ? new Set(own.map((l) => l.row)).size : own.length
+          return own.length >= lines.length * 0.15 && chars / Math.max(1, units) >= 15 && hi - lo >= total * 0.5
         }
         if (side((l) => l.x1 <= mid) && side((l) => l.x0 >= mid)) gutters.push(mid)
       }
@@ -61,8 +73,8 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, spanning 
 }
 
 /** Unruled tables from text alignment, looked for column by column. */
-export const alignedTables = (lines: ReadonlyArray<Line>, width: number, spanning = SPANNING): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
-  const gutters = pageGutters(lines, width, spanning)
+export const alignedTables = (lines: ReadonlyArray<Line>, width: number, rules: GutterRules = GUTTERS): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
+  const gutters = pageGutters(lines, width, rules)
   if (gutters.length === 0) return alignedTablesIn(lines)
   const regions: Array<Array<Line>> = Array.from({ length: gutters.length + 1 }, () => [])
   const crossing: Array<Line> = []

@@ -7,7 +7,7 @@
  */
 import { Effect, Layer } from "effect"
 import { Layout, ReadingOrder, stageStep, Tables } from "@strata/core"
-import { alignedTables } from "./AlignedTables.ts"
+import { alignedTables, GUTTERS, GUTTERS_BEFORE } from "./AlignedTables.ts"
 import { FontStats } from "./FontStats.ts"
 import { buildLines } from "./Lines.ts"
 import { splitMath } from "./MathRegions.ts"
@@ -18,8 +18,8 @@ import { ruledTables } from "./Tables.ts"
 /**
  * The rule-based Tables: ruled tables first, then tables aligned in columns. `panels: false` is
  * the stage before issue 17's reading-order work (benches compare): a boxed or shaded aside is
- * searched together with the text beside it, and page gutters that titles cross over 4% of the
- * text's height are not seen (AlignedTables.ts SPANNING).
+ * searched together with the text beside it, and page gutters are told as before
+ * (AlignedTables.ts GUTTERS_BEFORE).
  */
 export const heuristicTablesWith = (options: { readonly panels?: boolean } = {}): Tables["Service"] => Tables.of({
   name: "heuristic",
@@ -28,7 +28,7 @@ export const heuristicTablesWith = (options: { readonly panels?: boolean } = {})
       const ruled = ruledTables(lines, page.rules, page)
       // A panel (a boxed or shaded aside) is searched on its own: its lines never make a column of a table outside it.
       const panels = options.panels === false ? [] : findPanels(page.drawings, lines)
-      const aligned = panelRegions(ruled.rest, panels).map((region) => alignedTables(region, page.width, options.panels === false ? 0.04 : undefined))
+      const aligned = panelRegions(ruled.rest, panels).map((region) => alignedTables(region, page.width, options.panels === false ? GUTTERS_BEFORE : GUTTERS))
       return { tables: [...ruled.tables, ...aligned.flatMap((a) => a.tables)], rest: aligned.flatMap((a) => a.rest) }
     })
 })

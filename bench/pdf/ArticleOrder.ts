@@ -18,7 +18,7 @@
  *
  * Seeds 0-39 tune, 1000-1039 are held out. Variants run side by side in one process.
  *
- *   node -C @strata/source bench/pdf/ArticleOrder.ts [--seeds tune|held-out] [--write]
+ *   node -C @strata/source bench/pdf/ArticleOrder.ts [--seeds tune|held-out] [--count 40] [--learned] [--no-docling] [--write]
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -27,9 +27,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { chromium } from "playwright-core"
-import { Effect, Stream } from "effect"
+import { Effect, Scope, Stream } from "effect"
 import { type Layout, type LayoutBlock, MarkdownWriter, ReadingOrder } from "@strata/core"
-import { heuristicLayout, heuristicReadingOrderWith, heuristicTables, heuristicTablesWith, pdfReaderWith } from "../../packages/pdf/src/index.ts"
+import { heuristicLayout, heuristicReadingOrderWith, heuristicTables, heuristicTablesWith, type LayoutClassifier, learnedLayout, onnxClassifier, pdfReaderWith } from "../../packages/pdf/src/index.ts"
 import { makeArticle } from "../../models/layout/data/Articles.ts"
 import { textSimilarity } from "./Metrics.ts"
 
@@ -40,7 +40,9 @@ const { values: args } = parseArgs({
     write: { type: "boolean", default: false },
     docling: { type: "boolean", default: true },
     "no-docling": { type: "boolean", default: false },
-    verbose: { type: "boolean", default: false }
+    verbose: { type: "boolean", default: false },
+    /** Also run the stages with the learned Layout layer (STRATA_PDF_LAYOUT=learned). */
+    learned: { type: "boolean", default: false }
   }
 })
 
@@ -236,9 +238,14 @@ const doclingPairs = (blocks: ReadonlyArray<LayoutBlock>, texts: ReadonlyArray<s
   return { ours: a.size, theirs: b.size, both: [...a].filter((p) => b.has(p)).length }
 }
 
+const learnedVariant = (classifier: LayoutClassifier): [string, Variant] =>
+  ["after, learned labels", [learnedLayout(heuristicLayout(heuristicTables), classifier), heuristicReadingOrderWith({ asides: true })]]
+
 const variants: ReadonlyArray<[string, Variant]> = [
   ["before", [heuristicLayout(heuristicTablesWith({ panels: false }), { asides: false }), heuristicReadingOrderWith({ asides: false })]],
-  ["after", [heuristicLayout(heuristicTables), heuristicReadingOrderWith({ asides: true })]]
+  ["after", [heuristicLayout(heuristicTables), heuristicReadingOrderWith({ asides: true })]],
+  // The learned layer relabels the same blocks (models/layout): whether its labels help the order.
+  ...(args.learned ? [learnedVariant(await Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => Scope.provide(onnxClassifier(), scope))))] : [])
 ]
 
 await generate(seeds.filter((s) => !existsSync(join(dir, `${s}.json`))))

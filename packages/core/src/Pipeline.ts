@@ -32,6 +32,7 @@ import { makeChangeHistory, trackingFormat } from "./store/ChangeHistory.ts"
 import { type Fetched, makePageCache, type Served } from "./store/PageCache.ts"
 import { makeRenderedCopies, renderedKey, reusable } from "./store/RenderedCopies.ts"
 import { Store } from "./store/Store.ts"
+import { queuedDocument } from "./queue/QueuedDocument.ts"
 import { FormatProjection, contractProjection, deriveJsonOffline } from "./FormatProjection.ts"
 import { CosmeticFilter } from "./html/CosmeticFilter.ts"
 import { Markdown, defaultMarkdown } from "./stages/Markdown.ts"
@@ -169,7 +170,7 @@ export class Pipeline extends Context.Service<Pipeline, {
           const events = Stream.unwrap(Effect.map(acquire(request, deadline), (acquired) => {
             // A document's markdown streams page by page: changeTracking compares all of it.
             const chunks: Array<string> = []
-            return renderContentStream(acquired.input, request, deadline).pipe(
+            return contentStream(acquired.input, request, deadline).pipe(
               Stream.mapEffect((event) =>
                 event.type === "done"
                   ? Effect.flatMap(
@@ -204,14 +205,26 @@ export class Pipeline extends Context.Service<Pipeline, {
         return finish(data)
       })
 
+      /** The content stages' `data`: read by a fleet's worker (a long document on a replica, QueuedDocument.ts), or here. */
+      const content = (input: ContentInput, request: ScrapeRequest, deadline: number) =>
+        Effect.flatMap(queuedDocument(input, request, deadline), (queued) =>
+          Option.isSome(queued) ? Effect.succeed(queued.value) : renderContent(input, request, deadline))
+
       /** The content stages' `data` for a page: kept from an earlier hit on the same stored page and options, or computed. */
       const rendered = (served: Served, request: ScrapeRequest, deadline: number) => {
-        if (served.entry === undefined || !reusable(request)) return renderContent(served.input, request, deadline)
+        if (served.entry === undefined || !reusable(request)) return content(served.input, request, deadline)
         const key = renderedKey(served.entry, request)
         const kept = copies.get(key)
         if (kept !== undefined) return Effect.succeed(kept)
-        return Effect.tap(renderContent(served.input, request, deadline), (data) => Effect.sync(() => copies.set(key, data)))
+        return Effect.tap(content(served.input, request, deadline), (data) => Effect.sync(() => copies.set(key, data)))
       }
+
+      /** `content` as a stream: a worker's answer comes whole, as one `done`; a document read here, page by page. */
+      const contentStream = (input: ContentInput, request: ScrapeRequest, deadline: number) =>
+        Stream.unwrap(Effect.map(queuedDocument(input, request, deadline), (queued) =>
+          Option.isSome(queued)
+            ? Stream.succeed<ContentEvent>({ type: "done", data: queued.value })
+            : renderContentStream(input, request, deadline)))
 
       const parse = Effect.fn("Pipeline.parse")(function*(file: UploadedFile, options: ParseOptions) {
         const deadline = Date.now() + options.timeout

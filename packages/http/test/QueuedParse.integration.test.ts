@@ -6,9 +6,11 @@
  * a 2-page PDF is read by the replica itself (the worker's count does not move); the team is
  * charged once per request, what the answers say; a request whose timeout runs out while it waits
  * (the worker stopped with SIGSTOP) is the contract's 408, uncharged, and the worker, woken,
- * discards its job without reading it, as it discards the job of a client that went away.
+ * discards its job without reading it, as it discards the job of a client that went away. A
+ * scrape of a long PDF's URL goes to the worker too, answered with the fetch's URL and status.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { createServer, type Server } from "node:http"
 import { fileURLToPath } from "node:url"
 import { Store } from "@strata/core"
 import { layerPg } from "@strata/store"
@@ -64,6 +66,8 @@ const startReplica = async (): Promise<string> => {
     PORT: String(port),
     STRATA_SUPERVISE: "0",
     STRATA_DATA_DIR: tempDir("strata-queued-replica-"),
+    // The scraped PDF is served on loopback by this test.
+    STRATA_ALLOW_PRIVATE_URLS: "1",
     STRATA_QUEUE_ABOVE_PAGES: "5"
   })
   const url = `http://127.0.0.1:${port}`
@@ -104,7 +108,10 @@ beforeAll(async () => {
   ;[replica, workerProbes] = await Promise.all([startReplica(), startWorker()])
 }, 120_000)
 
+let documents: Server | undefined
+
 afterAll(async () => {
+  documents?.close()
   for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   await store?.dispose()
   postgres?.stop()
@@ -174,4 +181,29 @@ describe("a replica on the fleet's Postgres", () => {
     expect(workerOutput()).not.toMatch(/parsed (late|gone)\.pdf/)
     expect(await useStore((store) => store.balance("quay"))).toBe(before)
   }, 30_000)
+
+  it("sends a scrape of a long PDF's URL to the worker, answered with the fetch's URL and status", async () => {
+    const long = textPdf(12, "Quarterly report")
+    documents = createServer((_request, response) => response.writeHead(200, { "content-type": "application/pdf" }).end(long))
+    await new Promise<void>((listening) => documents!.listen(0, "127.0.0.1", listening))
+    const url = `http://127.0.0.1:${(documents.address() as { port: number }).port}/files/report.pdf`
+    const inline = createStrata()
+    const expected = await inline.parse({ bytes: long, fileName: "report.pdf" }).finally(() => inline.close())
+    const before = await workerDone()
+    const response = await fetch(`${replica}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ url })
+    })
+    const body = (await response.json()) as Record<string, any>
+    expect(response.status).toBe(200)
+    expect(body.data.markdown).toBe(expected.markdown)
+    expect(body.data.metadata.sourceURL).toBe(url)
+    expect(body.data.metadata.url).toBe(url)
+    expect(body.data.metadata.statusCode).toBe(200)
+    expect(body.data.metadata.contentType).toBe("application/pdf")
+    expect(body.data.metadata.creditsUsed).toBe(12)
+    expect(await waitFor(async () => ((await workerDone()) === before + 1 ? true : undefined), "the worker's job count", 10_000, workerOutput)).toBe(true)
+    expect(workerOutput()).toMatch(/parsed report\.pdf for a replica \(\d+ ms, attempt 1\)/)
+  }, 60_000)
 })

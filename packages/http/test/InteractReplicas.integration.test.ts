@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
-import { type ServerProcess, startServerProcess, tempDir } from "./support.ts"
+import { callServer, scrapeIdFrom, type ServerProcess, startServerProcess, tempDir } from "./support.ts"
 
 const KEY = "replica-key-1"
 
@@ -22,20 +22,9 @@ const servers: Array<ServerProcess> = []
 let a: ServerProcess
 let b: ServerProcess
 
-const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: response.status, body: (await response.json()) as Record<string, any> }
-}
+const call = (server: ServerProcess, method: string, path: string, body?: unknown) => callServer(server, KEY, method, path, body)
 
-const scrape = async (server: ServerProcess, body: Record<string, unknown>) => {
-  const reply = await call(server, "POST", "/v2/scrape", body)
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-  return reply.body.data.metadata.scrapeId as string
-}
+const scrape = (server: ServerProcess, body: Record<string, unknown>) => scrapeIdFrom(server, KEY, body)
 
 const interact = (server: ServerProcess, scrapeId: string, code: string) => call(server, "POST", `/v2/scrape/${scrapeId}/interact`, { code })
 const stop = (server: ServerProcess, scrapeId: string) => call(server, "DELETE", `/v2/scrape/${scrapeId}/interact`)

@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { filesIn, type ServerProcess, startServerProcess, tempDir } from "./support.ts"
+import { callServer, filesIn, scrapeIdFrom, type ServerProcess, startServerProcess, tempDir } from "./support.ts"
 
 const KEY = "restart-key-1"
 const OTHER_KEY = "restart-key-2"
@@ -36,20 +36,9 @@ const start = async () => {
   return server
 }
 
-const call = async (server: ServerProcess, method: string, path: string, body?: unknown, key = KEY) => {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  return { status: response.status, body: (await response.json()) as Record<string, any> }
-}
+const call = (server: ServerProcess, method: string, path: string, body?: unknown, key = KEY) => callServer(server, key, method, path, body)
 
-const scrape = async (server: ServerProcess, body: Record<string, unknown>) => {
-  const reply = await call(server, "POST", "/v2/scrape", body)
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-  return reply.body.data.metadata.scrapeId as string
-}
+const scrape = (server: ServerProcess, body: Record<string, unknown>) => scrapeIdFrom(server, KEY, body)
 
 const interact = (server: ServerProcess, scrapeId: string, code: string, key = KEY) => call(server, "POST", `/v2/scrape/${scrapeId}/interact`, { code }, key)
 

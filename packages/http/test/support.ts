@@ -220,6 +220,23 @@ export const postScrape = async (serverUrl: string, key: string, body: Record<st
   return { status: response.status, body: (await response.json()) as any }
 }
 
+/** A JSON request to a server process with `key`: the status and the parsed body. */
+export const callServer = async (server: ServerProcess, key: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, any> }
+}
+
+/** Scrapes through a server process with `key`; the answer's `scrapeId` (throws unless it is a 200). */
+export const scrapeIdFrom = async (server: ServerProcess, key: string, body: Record<string, unknown>): Promise<string> => {
+  const reply = await callServer(server, key, "POST", "/v2/scrape", body)
+  if (reply.status !== 200) throw new Error(`expected 200 from /v2/scrape, got ${reply.status}: ${JSON.stringify(reply.body)}`)
+  return reply.body.data.metadata.scrapeId as string
+}
+
 /** Every file under `dir`, by path relative to it. */
 export const filesIn = (dir: string): Array<string> =>
   readdirSync(dir, { recursive: true, encoding: "utf8" })

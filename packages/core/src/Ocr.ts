@@ -52,6 +52,8 @@ export type OcrLine = typeof OcrLine.Type
 export const OcrResult = Schema.Struct({
   /** The engine's name (`tesseract`, `paddle`). */
   engine: Schema.String,
+  /** The weights that read it, where an engine has a choice (tesseract: `fast`, `best_int`, ...). */
+  model: Schema.optional(Schema.String),
   /** Size of the image the boxes refer to (the input's, after any rotation undone by the engine is mapped back). */
   width: Schema.Number,
   height: Schema.Number,

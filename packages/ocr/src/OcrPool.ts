@@ -73,6 +73,9 @@ export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions 
       worker.on("message", onFirst)
       worker.once("error", reject)
     })
+    // Every use of `ready` handles its failure; this keeps a thread that fails to start (no
+    // model) from also being an unhandled rejection when it is respawned while the pool closes.
+    slot.ready.catch(() => undefined)
     worker.on("message", (m: PoolReply) => {
       if (m.id === -1 || slot.busy === undefined || slot.busy.id !== m.id) return
       finish(slot, m)

@@ -1,9 +1,10 @@
 /**
  * The tesseract.js engine, fully offline: the wasm core is loaded from the local
  * tesseract.js-core package (its Node adapter requires it, never fetching `corePath`), the
- * English LSTM weights from the local `@tesseract.js-data/eng` package (gzipped
- * `<variant>/eng.traineddata.gz`), and the language cache goes to a private temp dir.
- * One tesseract worker is created per engine and reused for every page.
+ * English LSTM weights from a local file (TesseractModel.ts: Debian's tessdata_fast when
+ * installed, else the `@tesseract.js-data/eng` package's best_int), and the language cache goes
+ * to a private temp dir. One tesseract worker is created per engine and reused for every page;
+ * every result names the model that read it.
  */
 import { Effect, Layer, Semaphore } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -18,10 +19,19 @@ import { binarise } from "./ImageOps.ts"
 import type { Gray } from "./ImageOps.ts"
 import { makeThroughput } from "./Throughput.ts"
 import { encodePgm, engineFailed, lineConfidence, meanConfidence, prepare, withinDeadline } from "./Prepare.ts"
+import { resolveModel } from "./TesseractModel.ts"
+import type { TesseractModel, TesseractModelChoice } from "./TesseractModel.ts"
 
 export interface TesseractOptions {
-  /** `best_int` (4.0.0_best_int, 2.9 MB: tessdata_best LSTM in integer form; the default) or `fast` (4.0.0, 10.9 MB: the standard tessdata set). */
-  readonly variant?: "best_int" | "fast" | undefined
+  /**
+   * The English weights (TesseractModel.ts): `auto` (default) reads the tessdata folder's
+   * `eng.traineddata` (tessdataDir, else Debian's tesseract-ocr-eng, tessdata_fast) when there is
+   * one and the npm package's best_int otherwise; `fast` fails to start without a fast file;
+   * `best_int` always reads the npm file.
+   */
+  readonly model?: TesseractModelChoice | undefined
+  /** A tessdata folder holding an uncompressed `eng.traineddata`, instead of Debian's (the server passes `STRATA_TESSDATA_DIR`). */
+  readonly tessdataDir?: string | undefined
   /**
    * Global Otsu binarisation before recognition; off by default: tesseract thresholds adaptively
    * itself, and on our harsh synthetic scans a global threshold first raised CER (150 dpi:
@@ -32,7 +42,9 @@ export interface TesseractOptions {
    * The resolution pages are rendered at for this engine (its `preferredDpi`); default 300. On
    * dense 300-dpi A4 scans (bench/results/ocr-dense-confirm.md) 200 costs 12-17% less CPU with
    * the same CER, but on sparse harsh pages it raised CER 0.00% -> 0.14% (bench/results/ocr.md),
-   * so 300 stays the default.
+   * so 300 stays the default. With the fast model 200 saves another 10-17% (3.47 -> 3.11 CPU s
+   * clean, 3.74 -> 3.11 scanned), CER mixed: better on the tuning pages, worse on held-out scanned
+   * ones (0.05% -> 0.11%; bench/results/ocr-dense.md, ocr-dense-heldout.md).
    */
   readonly dpi?: number | undefined
   /**
@@ -42,25 +54,31 @@ export interface TesseractOptions {
    */
   readonly invert?: boolean | undefined
   /**
-   * `lstm` (default) or `legacy`: tesseract's pre-LSTM character classifier, which only the
-   * `fast` file (4.0.0) carries; picking it implies that file. On dense A4 it was 31% cheaper
+   * `lstm` (default) or `legacy`: tesseract's pre-LSTM character classifier, which only the npm
+   * package's `4.0.0` file carries; picking it implies that file. On dense A4 it was 31% cheaper
    * on a good scan but 40% dearer and 3x the CER (0.09% -> 0.29%) on a bad photocopy.
    */
   readonly recogniser?: "lstm" | "legacy" | undefined
+  /**
+   * Lines the model reads with less than this confidence (0..1) are read again one by one, as
+   * single lines, by the npm best_int model, and the better-scored reading is kept; off (0) by
+   * default. Meant for the fast model on poor scans; costs a second worker when it first fires.
+   * At 0.9 on harsh dense A4 it halved the fast model's CER on held-out pages (0.12% -> 0.06%,
+   * best_int 0.12%), cut it 0.20% -> 0.14% on the pages it was tried on for CPU within the noise
+   * (3.94 -> 4.00 s), and fires on no line of clean or scanned pages; most of the fast model's
+   * remaining errors are read with high confidence, which no threshold catches.
+   */
+  readonly reread?: number | undefined
 }
 
 const ENGINE = "tesseract"
 
 const require = createRequire(import.meta.url)
 
-/** The local traineddata folder; throws if the data package is missing. */
-export const tesseractLangPath = (variant: "best_int" | "fast"): string =>
-  join(dirname(require.resolve("@tesseract.js-data/eng/package.json")), variant === "best_int" ? "4.0.0_best_int" : "4.0.0")
-
-const startWorker = async (variant: "best_int" | "fast", cachePath: string, options: TesseractOptions): Promise<Worker> => {
+const startWorker = async (model: TesseractModel, cachePath: string, options: TesseractOptions): Promise<Worker> => {
   const worker = await createWorker("eng", options.recogniser === "legacy" ? OEM.TESSERACT_ONLY : OEM.LSTM_ONLY, {
-    langPath: tesseractLangPath(variant),
-    gzip: true,
+    langPath: model.langPath,
+    gzip: model.gzip,
     cachePath,
     // The local file is the source of truth; a cache copy would only cost disk.
     cacheMethod: "none",
@@ -101,15 +119,31 @@ const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
   return lines
 }
 
+/** The line's box with a margin of half its height (tesseract wants some white around a single line), cut out of the page. */
+const cropLine = (gray: Gray, [x0, y0, x1, y1]: readonly [number, number, number, number]): { gray: Gray; x: number; y: number } => {
+  const pad = Math.max(4, Math.round((y1 - y0) / 2))
+  const x = Math.max(0, Math.floor(x0 - pad))
+  const y = Math.max(0, Math.floor(y0 - pad))
+  const width = Math.min(gray.width, Math.ceil(x1 + pad)) - x
+  const height = Math.min(gray.height, Math.ceil(y1 + pad)) - y
+  const data = new Uint8Array(width * height)
+  for (let row = 0; row < height; row++) data.set(gray.data.subarray((y + row) * gray.width + x, (y + row) * gray.width + x + width), row * width)
+  return { gray: { data, width, height }, x, y }
+}
+
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0)
 
 /** Builds the engine; the worker lives until the surrounding scope closes. */
 export const make = Effect.fn("TesseractEngine.make")(function*(options: TesseractOptions = {}) {
-  const variant = options.recogniser === "legacy" ? "fast" : options.variant ?? "best_int"
+  const model = yield* Effect.try({
+    try: () => resolveModel({ model: options.model, tessdataDir: options.tessdataDir, legacy: options.recogniser === "legacy" }),
+    catch: (cause) =>
+      new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract has no model: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+  })
   const cachePath = mkdtempSync(join(tmpdir(), "strata-tesseract-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(cachePath, { recursive: true, force: true })))
   let worker: Worker | undefined = yield* Effect.tryPromise({
-    try: () => startWorker(variant, cachePath, options),
+    try: () => startWorker(model, cachePath, options),
     catch: (cause) =>
       new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not start: ${String(cause)}` }) })
   })
@@ -122,7 +156,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
   const ensureWorker = Effect.tryPromise({
     try: async () => {
       if (worker === undefined) {
-        worker = await startWorker(variant, cachePath, options)
+        worker = await startWorker(model, cachePath, options)
         lastDpi = undefined
       }
       return worker
@@ -130,6 +164,53 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
     catch: (cause) =>
       new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract could not restart: ${String(cause)}` }) })
   })
+
+  // The second reader, for `reread`: started on the first line that needs it.
+  let rereader: Worker | undefined
+  let rereaderDpi: number | undefined
+  yield* Effect.addFinalizer(() => Effect.promise(async () => void (await rereader?.terminate().catch(() => undefined))))
+  const ensureRereader = Effect.tryPromise({
+    try: async () => {
+      if (rereader === undefined) {
+        const w = await startWorker(resolveModel({ model: "best_int" }), cachePath, { ...options, recogniser: "lstm" })
+        await w.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE })
+        rereader = w
+        rereaderDpi = undefined
+      }
+      return rereader
+    },
+    catch: (cause) =>
+      new OcrError({ engine: ENGINE, reason: new OcrEngineUnavailable({ message: `tesseract's second reader could not start: ${String(cause)}` }) })
+  })
+
+  /** Reads the lines under `threshold` again with best_int, cropped with a margin, and keeps the better-scored reading. */
+  const rereadLines = (input: Gray, lines: Array<OcrLine>, threshold: number, dpi: number | undefined) =>
+    Effect.gen(function*() {
+      const out: Array<OcrLine> = []
+      for (const line of lines) {
+        if (line.confidence >= threshold) {
+          out.push(line)
+          continue
+        }
+        const w = yield* ensureRereader
+        if (dpi !== undefined && dpi !== rereaderDpi) {
+          yield* Effect.tryPromise({ try: () => w.setParameters({ user_defined_dpi: String(Math.round(dpi)) }), catch: engineFailed(ENGINE) })
+          rereaderDpi = dpi
+        }
+        const { gray: strip, x, y } = cropLine(input, line.bbox)
+        const result = yield* Effect.tryPromise({
+          try: () => w.recognize(Buffer.from(encodePgm(strip)), {}, { blocks: true, text: false }),
+          catch: engineFailed(ENGINE)
+        })
+        const words = toLines(result.data.blocks).flatMap((l) => l.words).map((word): OcrWord => ({
+          ...word,
+          bbox: [word.bbox[0] + x, word.bbox[1] + y, word.bbox[2] + x, word.bbox[3] + y]
+        }))
+        const confidence = lineConfidence(words)
+        out.push(words.length > 0 && confidence > line.confidence ? { ...line, text: words.map((w) => w.text).join(" "), confidence, words } : line)
+      }
+      return out
+    })
 
   const readLines = (gray: Gray, recognizeOptions: RecognizeOptions | undefined) => {
     const input = options.binarise === true ? binarise(gray) : gray
@@ -144,15 +225,18 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
         try: () => w.recognize(Buffer.from(encodePgm(input)), {}, { blocks: true, text: false }),
         catch: engineFailed(ENGINE)
       })
-      return toLines(result.data.blocks)
+      const lines = toLines(result.data.blocks)
+      const threshold = options.reread ?? 0
+      return threshold > 0 ? yield* rereadLines(input, lines, threshold, dpi) : lines
     })
     return lock.withPermits(1)(
       withinDeadline(ENGINE, run, recognizeOptions?.deadline, () => {
-        // The wasm job cannot be interrupted: drop the worker so the next page gets a fresh one.
-        const stale = worker
+        // The wasm job cannot be interrupted: drop the workers so the next page gets fresh ones.
+        const stale = [worker, rereader]
         worker = undefined
+        rereader = undefined
         lastDpi = undefined
-        void stale?.terminate().catch(() => undefined)
+        for (const w of stale) void w?.terminate().catch(() => undefined)
       })
     )
   }
@@ -175,6 +259,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
     throughput.record((Date.now() - started) / 1000)
     const out: OcrResult = {
       engine: ENGINE,
+      model: model.name,
       width: gray.width,
       height: gray.height,
       lines,

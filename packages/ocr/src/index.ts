@@ -5,6 +5,7 @@
  * live in `@strata/pdf`, where OCR'd pages join the same layout chain as native text.
  */
 export * as TesseractEngine from "./TesseractEngine.ts"
+export * as TesseractModel from "./TesseractModel.ts"
 export * as PaddleEngine from "./PaddleEngine.ts"
 export * as OcrPool from "./OcrPool.ts"
 export { defaultEngine, makeEngine } from "./EngineChoice.ts"

@@ -7,7 +7,7 @@
  * without a page (the next page starts it again, in about a second).
  */
 import { OcrEngine, type OcrError } from "@strata/core"
-import { Config, Effect, Exit, FiberSet, Layer, Scope, Semaphore } from "effect"
+import { Config, Effect, Exit, FiberSet, Layer, Option, Scope, Semaphore } from "effect"
 import { availableParallelism } from "node:os"
 
 export type OcrEngineName = "tesseract" | "paddle"
@@ -26,6 +26,16 @@ export const ocrEngineConfig: Effect.Effect<OcrEngineName> = Config.String("STRA
   Effect.orElseSucceed((): OcrEngineName => "tesseract")
 )
 
+/**
+ * `STRATA_TESSDATA_DIR`, read through `Config`: a tessdata folder whose `eng.traineddata`
+ * tesseract reads (unset: Debian's tesseract-ocr-eng when installed, else the npm best_int).
+ */
+export const tessdataDirConfig: Effect.Effect<string | undefined> = Config.String("STRATA_TESSDATA_DIR").pipe(
+  Config.option,
+  Config.map(Option.getOrUndefined),
+  Effect.orElseSucceed(() => undefined)
+)
+
 /** A started pool is stopped after this long without a page (its threads' wasm heaps with it). */
 export const OCR_IDLE_MS = 30_000
 
@@ -36,6 +46,7 @@ export const OCR_IDLE_MS = 30_000
 export const makeLazyOcr = (engine: OcrEngineName, idleMs: number = OCR_IDLE_MS): Effect.Effect<OcrEngine["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const outer = yield* Effect.scope
+    const tessdataDir = engine === "tesseract" ? yield* tessdataDirConfig : undefined
     const lock = yield* Semaphore.make(1)
     let current: { readonly pool: OcrEngine["Service"]; readonly scope: Scope.Closeable } | undefined
     let running = 0
@@ -53,7 +64,7 @@ export const makeLazyOcr = (engine: OcrEngineName, idleMs: number = OCR_IDLE_MS)
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(outer)
         const { OcrPool } = yield* Effect.promise(() => import("@strata/ocr"))
-        const pool = yield* OcrPool.make({ engine: { _tag: engine } }).pipe(
+        const pool = yield* OcrPool.make({ engine: engine === "tesseract" ? { _tag: engine, tessdataDir } : { _tag: engine } }).pipe(
           Scope.provide(scope),
           Effect.tapError(() => Scope.close(scope, Exit.void))
         )

@@ -42,8 +42,8 @@ export interface TesseractOptions {
    * The resolution pages are rendered at for this engine (its `preferredDpi`); default 300. On
    * dense 300-dpi A4 scans (bench/results/ocr-dense-confirm.md) 200 costs 12-17% less CPU with
    * the same CER, but on sparse harsh pages it raised CER 0.00% -> 0.14% (bench/results/ocr.md),
-   * so 300 stays the default. With the fast model 200 saves another 10-17% (3.47 -> 3.11 CPU s
-   * clean, 3.74 -> 3.11 scanned), CER mixed: better on the tuning pages, worse on held-out scanned
+   * so 300 stays the default. With the fast model 200 saves another 15-20% (3.90 -> 3.11 CPU s
+   * clean, 4.05 -> 3.43 scanned), CER mixed: better on the tuning pages, worse on held-out scanned
    * ones (0.05% -> 0.11%; bench/results/ocr-dense.md, ocr-dense-heldout.md).
    */
   readonly dpi?: number | undefined
@@ -65,7 +65,7 @@ export interface TesseractOptions {
    * default. Meant for the fast model on poor scans; costs a second worker when it first fires.
    * At 0.9 on harsh dense A4 it halved the fast model's CER on held-out pages (0.12% -> 0.06%,
    * best_int 0.12%), cut it 0.20% -> 0.14% on the pages it was tried on for CPU within the noise
-   * (3.94 -> 4.00 s), and fires on no line of clean or scanned pages; most of the fast model's
+   * (4.17 -> 4.17 s, 3 rounds), and fires on no line of clean or scanned pages; most of the fast model's
    * remaining errors are read with high confidence, which no threshold catches.
    */
   readonly reread?: number | undefined

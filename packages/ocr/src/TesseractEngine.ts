@@ -1,8 +1,8 @@
 /**
  * The tesseract.js engine, fully offline: the wasm core is loaded from the local
  * tesseract.js-core package (its Node adapter requires it, never fetching `corePath`), the
- * English LSTM weights from a local file (TesseractModel.ts: Debian's tessdata_fast when
- * installed, else the `@tesseract.js-data/eng` package's best_int), and the language cache goes
+ * English LSTM weights from a local file (TesseractModel.ts: the `@tesseract.js-data/eng`
+ * package's best_int, or a named folder's file such as Debian's tessdata_fast), and the language cache goes
  * to a private temp dir. One tesseract worker is created per engine and reused for every page;
  * every result names the model that read it.
  */
@@ -24,13 +24,13 @@ import type { TesseractModel, TesseractModelChoice } from "./TesseractModel.ts"
 
 export interface TesseractOptions {
   /**
-   * The English weights (TesseractModel.ts): `auto` (default) reads the tessdata folder's
-   * `eng.traineddata` (tessdataDir, else Debian's tesseract-ocr-eng, tessdata_fast) when there is
-   * one and the npm package's best_int otherwise; `fast` fails to start without a fast file;
-   * `best_int` always reads the npm file.
+   * The English weights (TesseractModel.ts): `auto` (default) reads the `tessdataDir` folder's
+   * `eng.traineddata` when one is named and the npm package's best_int otherwise; `fast` reads
+   * the named folder's file or Debian's tesseract-ocr-eng (tessdata_fast), and fails to start
+   * without a fast file; `best_int` always reads the npm file.
    */
   readonly model?: TesseractModelChoice | undefined
-  /** A tessdata folder holding an uncompressed `eng.traineddata`, instead of Debian's (the server passes `STRATA_TESSDATA_DIR`). */
+  /** A tessdata folder holding an uncompressed `eng.traineddata` (the server passes `STRATA_TESSDATA_DIR`). */
   readonly tessdataDir?: string | undefined
   /**
    * Global Otsu binarisation before recognition; off by default: tesseract thresholds adaptively

@@ -82,13 +82,23 @@ export interface ResolveOptions {
   readonly legacy?: boolean | undefined
 }
 
-/** The model an engine with these options reads with; throws (a message for `OcrEngineUnavailable`) when `fast` is asked for and not there. */
+/**
+ * The model an engine with these options reads with. `auto` (the default) is a named folder's
+ * file (`tessdataDir`, the server's `STRATA_TESSDATA_DIR`), else the npm best_int; Debian's
+ * tessdata_fast is read when `fast` is asked for or its folder is named. Fast is not the default:
+ * it costs a quarter less CPU on a dense page but reads worse (bench/results/ocr-dense.md: CER
+ * 0.20% against 0.09% on a bad photocopy), and on the outlined-table fixture it read the drawn
+ * rules as "|" and "105 kg" as "105kg" (OutlinedOcr.integration), and neither model meets the
+ * 1.5 s target.
+ *
+ * Throws (a message for `OcrEngineUnavailable`) when `fast` is asked for and not there. */
 export const resolveModel = (options: ResolveOptions = {}): TesseractModel => {
   if (options.legacy === true) return { name: "standard", langPath: npmLangPath("standard"), gzip: true, network: undefined }
   const choice = options.model ?? "auto"
   const npm = (): TesseractModel => ({ name: "best_int", langPath: npmLangPath("best_int"), gzip: true, network: undefined })
   if (choice === "best_int") return npm()
-  const dir = options.tessdataDir ?? debianTessdataDir()
+  // Debian's fast file only when asked for by name: `auto` keeps best_int unless a folder is named (see resolveModel's doc).
+  const dir = options.tessdataDir ?? (choice === "fast" ? debianTessdataDir() : undefined)
   const file = dir === undefined ? undefined : join(dir, "eng.traineddata")
   if (dir === undefined || file === undefined || !existsSync(file)) {
     // A folder named by the caller (STRATA_TESSDATA_DIR) that lacks the file is a mistake to report, not to paper over.

@@ -1,6 +1,6 @@
 /**
- * The weights tesseract really reads with. The same scan is read by the default engine (Debian's
- * tessdata_fast where installed), by the npm best_int, and by a tessdata folder holding a copy of
+ * The weights tesseract really reads with. The same scan is read by the default engine (the npm
+ * best_int), by Debian's tessdata_fast (model fast, where installed), and by a tessdata folder holding a copy of
  * best_int: the copy reads exactly as best_int does (same words, same confidences) and the fast
  * model differently, so each result's `model` names the file that ran, not a label.
  */
@@ -53,10 +53,12 @@ describe("tesseract's model", () => {
       assert.isAtMost(characterErrorRate(truth, text(copy)), 0.05)
     }).pipe(Effect.scoped), 120_000)
 
-  it.effect.skipIf(debianTessdataDir() === undefined)("by default reads with Debian's tessdata_fast, which reads the scan differently from best_int", () =>
+  it.effect.skipIf(debianTessdataDir() === undefined)("model fast reads with Debian's tessdata_fast, which reads the scan differently from the default best_int", () =>
     Effect.gen(function*() {
       const { truth } = yield* page
-      const fast = yield* readWith({})
+      const byDefault = yield* readWith({})
+      assert.strictEqual(byDefault.model, "best_int")
+      const fast = yield* readWith({ model: "fast" })
       const best = yield* readWith({ model: "best_int" })
       assert.strictEqual(fast.model, "fast")
       assert.notDeepEqual(confidences(fast), confidences(best))
@@ -66,9 +68,9 @@ describe("tesseract's model", () => {
   it.effect.skipIf(debianTessdataDir() === undefined)("reread: lines under the threshold are read again by best_int, placed on the page, and the better reading kept", () =>
     Effect.gen(function*() {
       const { truth } = yield* page
-      const plain = yield* readWith({}, "harsh")
+      const plain = yield* readWith({ model: "fast" }, "harsh")
       // A threshold above every confidence sends every line to the second reader.
-      const reread = yield* readWith({ reread: 1.01 }, "harsh")
+      const reread = yield* readWith({ model: "fast", reread: 1.01 }, "harsh")
       assert.strictEqual(reread.lines.length, plain.lines.length)
       let changed = 0
       reread.lines.forEach((line, i) => {

@@ -28,7 +28,7 @@ export const ocrEngineConfig: Effect.Effect<OcrEngineName> = Config.String("STRA
 
 /**
  * `STRATA_TESSDATA_DIR`, read through `Config`: a tessdata folder whose `eng.traineddata`
- * tesseract reads (unset: Debian's tesseract-ocr-eng when installed, else the npm best_int).
+ * tesseract reads (unset: the npm package's best_int; Debian's tesseract-ocr-eng folder for tessdata_fast).
  */
 export const tessdataDirConfig: Effect.Effect<string | undefined> = Config.String("STRATA_TESSDATA_DIR").pipe(
   Config.option,

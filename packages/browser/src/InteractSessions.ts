@@ -274,15 +274,17 @@ export const makeInteractions = (open: OpenSession, profiles: ProfileStore, opti
             }
             leases.push([profileLease(savesTo), id])
           }
+          const replayFailed = (error: ScrapeError) =>
+            interactionError(new ReplayFailed({ error, message: `The session could not replay scrape ${entry.scrapeId}: ${error.message}` }))
           const { page, context } = yield* open(replay.request, Date.now() + replayBudgetMs(replay.request)).pipe(
             Effect.provideService(ProfileTeam, team),
             Scope.provide(scope),
-            Effect.mapError((error) => interactionError(new ReplayFailed({ error, message: `The session could not replay scrape ${entry.scrapeId}: ${error.message}` })))
+            Effect.mapError(replayFailed)
           )
           const cdp = yield* Effect.tryPromise({
             try: () => context.newCDPSession(page),
             catch: (error) => scrapeError(new StageFailed({ stage: "browser", message: `The session's page could not be attached: ${messageOf(error)}` }))
-          }).pipe(Effect.mapError((error) => interactionError(new ReplayFailed({ error, message: `The session could not replay scrape ${entry.scrapeId}: ${error.message}` }))))
+          }).pipe(Effect.mapError(replayFailed))
           return { page, context, cdp }
         }).pipe(Effect.onError(() => release))
         const now = Date.now()

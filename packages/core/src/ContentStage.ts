@@ -30,7 +30,7 @@ export type ContentEvent =
   | { readonly type: "page"; readonly pageNumber: number; readonly chunk: string; readonly page?: OutputPage; readonly blocks?: OutputBlockPage }
   | { readonly type: "done"; readonly data: ScrapeData }
 
-const baseMetadata = (input: ContentInput, contentType: string | undefined): DocumentMetadata => ({
+export const baseMetadata = (input: ContentInput, contentType: string | undefined): DocumentMetadata => ({
   sourceURL: input.sourceURL,
   url: input.url,
   statusCode: input.statusCode,

@@ -44,8 +44,8 @@ export type Route =
   /** The URL is itself audio or video (or an HLS/DASH manifest) and the request asks for `audio` or `video` (`media/`). */
   | { readonly _tag: "Media" }
 
-/** The last path segment of a URL, for extension-based detection. */
-const fileNameOf = (url: string): string | undefined => {
+/** The last path segment of a URL, for extension-based detection (and the name a reader is given). */
+export const fileNameOf = (url: string): string | undefined => {
   try {
     const path = new URL(url).pathname
     const last = path.slice(path.lastIndexOf("/") + 1)

@@ -11,31 +11,15 @@
  * has) is read here, as is anything that is not a PDF `QueuedParse.takes` counts over its bound.
  */
 import { Effect, Option } from "effect"
-import { STATUS_CODES } from "node:http"
+import { baseMetadata } from "../ContentStage.ts"
 import { ParseOptionsBody } from "../contract/RequestBodies.ts"
 import type { ParseOptions, ScrapeRequest } from "../contract/Request.ts"
 import type { ScrapeData } from "../contract/Responses.ts"
 import { decodeParseOptions } from "../contract/index.ts"
-import type { ContentInput } from "../Routing.ts"
+import { type ContentInput, fileNameOf } from "../Routing.ts"
 import type { ScrapeError } from "../ScrapeError.ts"
 import { checkParseSupported } from "../Support.ts"
 import { QueuedParse } from "./QueuedParse.ts"
-
-/** Only a PDF is counted: the magic within its first kilobyte, as readers accept it. */
-const isPdf = (bytes: Uint8Array): boolean => {
-  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024))
-  return head.includes("%PDF-")
-}
-
-/** The file name a reader is given: the URL's last path segment, as for an inline read. */
-const fileNameOf = (url: string): string => {
-  try {
-    const last = decodeURIComponent(new URL(url).pathname.split("/").pop() ?? "")
-    return last === "" ? "document.pdf" : last
-  } catch {
-    return "document.pdf"
-  }
-}
 
 const parseKeys: ReadonlySet<string> = new Set(Object.keys(ParseOptionsBody.fields))
 
@@ -50,14 +34,7 @@ export const parseOptionsOf = (request: ScrapeRequest, deadline: number): Effect
 /** `data` as the scrape would have answered it: the fetch's URL, status and type over the upload's. */
 const asFetched = (data: ScrapeData, input: ContentInput): ScrapeData => ({
   ...data,
-  metadata: {
-    ...data.metadata,
-    sourceURL: input.sourceURL,
-    url: input.url,
-    statusCode: input.statusCode,
-    contentType: input.contentTypeHeader ?? input.contentType ?? "application/pdf",
-    error: input.statusCode >= 400 ? `${input.statusCode} ${STATUS_CODES[input.statusCode] ?? "Error"}` : null
-  }
+  metadata: { ...data.metadata, ...baseMetadata(input, input.contentType ?? "application/pdf") }
 })
 
 /**
@@ -67,8 +44,9 @@ const asFetched = (data: ScrapeData, input: ContentInput): ScrapeData => ({
 export const queuedDocument = (input: ContentInput, request: ScrapeRequest, deadline: number): Effect.Effect<Option.Option<ScrapeData>, ScrapeError> =>
   Effect.gen(function*() {
     const queued = yield* Effect.serviceOption(QueuedParse)
-    if (Option.isNone(queued) || !isPdf(input.bytes)) return Option.none()
-    const file = { bytes: input.bytes, fileName: fileNameOf(input.url), contentType: "application/pdf" }
+    if (Option.isNone(queued)) return Option.none()
+    // `takes` counts only a PDF's pages (its header read first): any other document answers false at once.
+    const file = { bytes: input.bytes, fileName: fileNameOf(input.url) ?? "document.pdf", contentType: "application/pdf" }
     if (!(yield* queued.value.takes(file))) return Option.none()
     const options = yield* parseOptionsOf(request, deadline)
     if (options === undefined) return Option.none()

@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     docling: { type: "boolean", default: true },
     "no-docling": { type: "boolean", default: false },
     verbose: { type: "boolean", default: false },
+    /** Prints each pair read out of order (seed, the pair's units, the unit read after the first). */
+    why: { type: "boolean", default: false },
     /** Also run the stages with the learned Layout layer (STRATA_PDF_LAYOUT=learned). */
     learned: { type: "boolean", default: false }
   }
@@ -171,7 +173,7 @@ const kendall = (order: ReadonlyArray<number>) => {
   return pairs === 0 ? 1 : (2 * concordant - pairs) / pairs
 }
 
-const scoreArticle = (blocks: ReadonlyArray<LayoutBlock>, truth: Truth, t: Map<string, KindTally>): number => {
+const scoreArticle = (blocks: ReadonlyArray<LayoutBlock>, truth: Truth, t: Map<string, KindTally>, why?: (line: string) => void): number => {
   const seq = sequence(blocks, truth)
   const kinds = new Map(truth.units.map((u) => [u.id, u.kind]))
   const firstAt = new Map<number, number>()
@@ -187,6 +189,11 @@ const scoreArticle = (blocks: ReadonlyArray<LayoutBlock>, truth: Truth, t: Map<s
   for (let i = 1; i < truthOrder.length; i++) {
     const a = truthOrder[i - 1], b = truthOrder[i]
     const right = firstAt.get(b) === firstAt.get(a)! + 1
+    if (!right && why !== undefined) {
+      const after = [...firstAt].find(([, at]) => at === firstAt.get(a)! + 1)?.[0]
+      const say = (u: number | undefined) => u === undefined ? "(nothing)" : `${kinds.get(u)} #${u} "${truth.units[u].text.slice(0, 50)}"`
+      why(`${say(a)} -> ${say(b)}; read after it: ${say(after)}`)
+    }
     for (const kind of new Set([kinds.get(a)!, kinds.get(b)!, "(all)"])) {
       const k = kindTally(t, kind)
       k.pairs++
@@ -258,7 +265,7 @@ for (const seed of seeds) {
   for (const [name, order] of variants) {
     const { pages } = await read(order, bytes)
     const v = tallies.get(name)!
-    v.tau.push(scoreArticle(pages[0] ?? [], truth, v.t))
+    v.tau.push(scoreArticle(pages[0] ?? [], truth, v.t, args.why && name !== "before" ? (line) => process.stderr.write(`${seed} ${name}: ${line}\n`) : undefined))
     if (args.verbose) process.stderr.write(`${seed} ${name} tau ${v.tau.at(-1)!.toFixed(3)}\n`)
   }
 }

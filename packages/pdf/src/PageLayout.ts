@@ -13,7 +13,7 @@ import { classifyBlocks, observeHeadings } from "./Classify.ts"
 import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
 import { nestLists } from "./Lists.ts"
-import { groupLines } from "./Paragraphs.ts"
+import { groupLines, measuredIndents } from "./Paragraphs.ts"
 import { readingOrder } from "./ReadingOrder.ts"
 import { orderAsides } from "./Asides.ts"
 import { findPanels, panelRegions } from "./Panels.ts"
@@ -42,7 +42,9 @@ export const analyseLines = (
   stats.observe(rest)
   // Paragraphs never run across the edge of a panel (a boxed or shaded aside).
   const panels = withPanels ? findPanels(content.drawings, lines) : []
-  const blocks = [...tables, ...pictures.figures, ...drawn.figures, ...panelRegions(rest, panels).flatMap(groupLines)]
+  // Paragraph indents are measured on the whole page's running text, then each region is grouped.
+  const indents = withPanels ? measuredIndents(rest) : []
+  const blocks = [...tables, ...pictures.figures, ...drawn.figures, ...panelRegions(rest, panels).flatMap((region) => groupLines(region, indents))]
   // Rotated text (margin stamps, vertical labels) is kept, as furniture-like headers, so that it never breaks the body.
   for (const line of rest) if (line.rotated) blocks.push({ kind: "page_header", lines: [line], x0: line.x0, x1: line.x1, top: line.top, bottom: line.bottom, size: line.size })
   observeHeadings(blocks, stats)

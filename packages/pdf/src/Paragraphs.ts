@@ -57,8 +57,54 @@ const typicalGaps = (lines: ReadonlyArray<Line>): Map<number, number> => {
 
 const endsSentence = (text: string) => /[.!?:;)"”]$/.test(text)
 
-/** Groups line fragments into text blocks (kind `text`, or `code` for monospace). */
-export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
+/** A first-line indent this wide (in font sizes) starts a paragraph whether or not the page repeats it. */
+const PLAIN_INDENT = 0.8
+
+/**
+ * The first-line indents this page repeats, in points: a line set in from the line above it, which
+ * ends a sentence, while the line below it goes back to where the line above starts (only the
+ * first line is set in). Offsets seen twice or more (to half a point) are the page's paragraph
+ * indent, however small: CSS and word processors indent by any amount, down to a few points, and
+ * under PLAIN_INDENT such paragraphs ran together (issue 17, bench/pdf/ArticleOrder.ts).
+ */
+export const measuredIndents = (lines: ReadonlyArray<Line>): Array<number> => {
+  const sorted = [...lines].filter((l) => !l.rotated).sort((a, b) => a.top - b.top || a.x0 - b.x0)
+  // The line right under each line, in its column (the next row that overlaps it, at its size).
+  const under = (i: number): Line | undefined => {
+    const a = sorted[i]
+    for (let j = i + 1; j < sorted.length && j < i + 12; j++) {
+      const b = sorted[j]
+      if (b.row === a.row) continue
+      if (b.top - a.bottom > a.size) return undefined
+      if (Math.abs(a.size - b.size) <= 0.5 && Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) > 0) return b
+    }
+    return undefined
+  }
+  const below = new Map<Line, Line>()
+  sorted.forEach((l, i) => {
+    const b = under(i)
+    if (b !== undefined) below.set(l, b)
+  })
+  const counts = new Map<number, number>()
+  for (const [above, line] of below) {
+    const next = below.get(line)
+    const offset = line.x0 - above.x0
+    if (next === undefined || !endsSentence(above.text) || offset < 1.5 || offset > 5 * line.size) continue
+    if (Math.abs(next.x0 - above.x0) > 0.5 || Math.abs(line.x1 - next.x1) > 2 * line.size) continue
+    const key = Math.round(offset * 2) / 2
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  const out: Array<number> = []
+  for (const [offset, n] of counts) if (n + (counts.get(offset - 0.5) ?? 0) + (counts.get(offset + 0.5) ?? 0) >= 2) out.push(offset)
+  return out.sort((a, b) => a - b)
+}
+
+/**
+ * Groups line fragments into text blocks (kind `text`, or `code` for monospace). `indents` are
+ * the page's measured first-line indents (measuredIndents), which start a paragraph even when
+ * smaller than PLAIN_INDENT.
+ */
+export const groupLines = (lines: ReadonlyArray<Line>, indents: ReadonlyArray<number> = []): Array<LayoutBlock> => {
   const gaps = typicalGaps(lines)
   const sorted = [...lines].filter((l) => !l.rotated).sort((a, b) => a.top - b.top || a.x0 - b.x0)
   const tocEntries = new Set(sorted.filter((l) => TOC_ENTRY.test(l.text)))
@@ -93,8 +139,9 @@ export const groupLines = (lines: ReadonlyArray<Line>): Array<LayoutBlock> => {
       if (marker && !line.mono) continue
       if (block.kind === "list_item" && line.x0 < block.lines[0].x0 + 0.5 * line.size && !block.lines[0].mono) continue
       // A first-line indent after a finished sentence starts a paragraph.
-      if (block.lines.length >= 2 && line.x0 > block.x0 + 0.8 * line.size && line.x0 < block.x0 + 5 * line.size &&
-        endsSentence(last.text) && Math.abs(line.x1 - block.x1) < 2 * line.size) continue
+      const indent = line.x0 - block.x0
+      if (block.lines.length >= 2 && (indent > PLAIN_INDENT * line.size || indents.some((i) => Math.abs(indent - i) <= 0.75)) &&
+        indent < 5 * line.size && endsSentence(last.text) && Math.abs(line.x1 - block.x1) < 2 * line.size) continue
       // A short line ending a sentence, in a block whose lines run full width, ended the paragraph.
       if (block.lines.length >= 2 && endsSentence(last.text) && last.x1 < block.x1 - 0.3 * (block.x1 - block.x0) &&
         Math.abs(line.x0 - block.x0) < 0.5 * line.size && gap > 0) continue

@@ -50,6 +50,14 @@ describe("reading order of asides", () => {
       assert.notMatch(md, /^#+ .*quoted/m)
     }))
 
+  it.effect("a first-line indent under 0.8 em, repeated on the page, starts a paragraph", () =>
+    Effect.gen(function*() {
+      const md = yield* read("small-indent")
+      // Each paragraph opens a block of its own (a blank line before it); the fourth runs on into the next column whole.
+      for (const opening of ["First", "Second", "Third", "Fourth"]) assert.match(md, new RegExp(`(^|\\n\\n)${opening} paragraph begins\\.`), md)
+      inOrder(md, ["First paragraph begins.", "Second paragraph begins.", "Third paragraph begins.", "Fourth paragraph begins.", "signal north silver. Orchard"])
+    }))
+
   it.effect("a figure and caption between two bands of columns: the paragraph is read whole, the caption stays with its picture", () =>
     Effect.gen(function*() {
       const md = yield* read("caption-between-columns")

@@ -57,9 +57,46 @@ const spanningGap = (blocks: ReadonlyArray<LayoutBlock>): Gap | undefined => {
   return best
 }
 
+/**
+ * A block set across a column gutter, alone at its height between text above and below: it
+ * reaches a quarter or more into two of the columns the region's other blocks form, and every
+ * other block is wholly above or below it. The columns break into bands there (a pull quote or a
+ * figure set across them), even when the block stops short of the last column, whose gutter then
+ * runs the whole region: cut there first, the block went with the columns it covers and the last
+ * column was read after them (bench/pdf/ArticleOrder.ts). The cut is the gap above the block.
+ */
+const bandGap = (blocks: ReadonlyArray<LayoutBlock>): Gap | undefined => {
+  // The columns: the x-ranges of the other blocks, merged where they overlap or stand closer than a gutter.
+  const crosses = (b: LayoutBlock) => {
+    const spans = blocks.filter((o) => o !== b).map((o) => [o.x0, o.x1] as const).sort((p, q) => p[0] - q[0])
+    const columns: Array<[number, number]> = []
+    for (const [x0, x1] of spans) {
+      const last = columns.at(-1)
+      if (last !== undefined && x0 < last[1] + MIN_VERTICAL_GAP) last[1] = Math.max(last[1], x1)
+      else columns.push([x0, x1])
+    }
+    return columns.filter(([x0, x1]) => Math.min(b.x1, x1) - Math.max(b.x0, x0) > 0.25 * (x1 - x0)).length >= 2
+  }
+  const sorted = [...blocks].sort((a, b) => a.top - b.top)
+  // Alone at its height: what starts before it ends above it, what comes next starts below it.
+  let reach = -Infinity
+  for (let i = 0; i < sorted.length - 1; i++) {
+    const b = sorted[i]
+    if (i > 0 && reach <= b.top + 1 && sorted[i + 1].top >= b.bottom - 1 && crosses(b)) return { at: (reach + b.top) / 2, size: b.top - reach }
+    reach = Math.max(reach, b.bottom)
+  }
+  return undefined
+}
+
 const order = (blocks: Array<LayoutBlock>, rtl: boolean, out: Array<LayoutBlock>, depth: number, spanning = false): void => {
   if (blocks.length <= 1 || depth > 60) {
     out.push(...blocks.sort((a, b) => a.top - b.top || a.x0 - b.x0))
+    return
+  }
+  const band = spanning ? bandGap(blocks) : undefined
+  if (band !== undefined) {
+    order(blocks.filter((b) => (b.top + b.bottom) / 2 < band.at), rtl, out, depth + 1, spanning)
+    order(blocks.filter((b) => (b.top + b.bottom) / 2 >= band.at), rtl, out, depth + 1, spanning)
     return
   }
   const vertical = largestGap(blocks, (b) => b.x0, (b) => b.x1)

@@ -50,6 +50,13 @@ describe("reading order of asides", () => {
       assert.notMatch(md, /^#+ .*quoted/m)
     }))
 
+  it.effect("a pull quote across the columns that stops short of the last one is read between the bands, after its paragraph", () =>
+    Effect.gen(function*() {
+      const md = yield* read("pull-quote-across")
+      // The first band's third column comes before the quote, the quote before the second band.
+      inOrder(md, ["First paragraph begins.", "The silver lantern of the harbor story.", JOINED, "\n\nThe silver lantern of the harbor\n\n", "Second paragraph begins.", "Third paragraph begins."])
+    }))
+
   it.effect("a first-line indent under 0.8 em, repeated on the page, starts a paragraph", () =>
     Effect.gen(function*() {
       const md = yield* read("small-indent")

@@ -7,9 +7,9 @@
  * - The replica (`queuedParseLayer`) inserts the row, enqueues the job and polls the row until it
  *   holds an answer, the job has failed for good (its attempts used up: dead-lettered), or the
  *   request's timeout has passed; whatever ends the wait (the answer read, the timeout, the client
- *   gone: an interruption) deletes the row, which cancels the job: a worker that takes a job
- *   without a row, or past the row's `expires_at`, discards it without reading a byte, and an
- *   answer written after the row is gone goes nowhere.
+ *   gone: an interruption) cancels the job if no worker has taken it and deletes the row: a worker
+ *   that takes a job without a row, or past the row's `expires_at`, discards it without reading a
+ *   byte, and an answer written after the row is gone goes nowhere.
  * - The worker (`parseJobHandler` in the CLI) reads the row, converts the upload in its reader
  *   process and writes the answer: the `ScrapeData`, or the `ScrapeError` the pipeline gave
  *   (encoded with its Schema), so the replica answers what it would have answered inline.
@@ -17,6 +17,7 @@
  * The replica charges the request in its own metering, once, whatever the attempts: workers never
  * touch credits. Rows whose replica died mid-wait are swept after an hour by the next insert.
  */
+import type { SqlExecutor } from "@strata/core"
 import { Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Reactivity } from "effect/reactivity"
@@ -45,7 +46,8 @@ export type ParseAnswer =
   | { readonly _tag: "Error"; readonly error: unknown }
 
 export class ParseJobs extends Context.Service<ParseJobs, {
-  readonly put: (id: string, input: ParseInput) => Effect.Effect<void, RunsError>
+  /** Puts the row; through `db` when given (inside a caller's transaction, as `Store.bindSlot` runs it). */
+  readonly put: (id: string, input: ParseInput, db?: SqlExecutor) => Effect.Effect<void, RunsError>
   /** The row's input, unless it is gone (cancelled) or expired. */
   readonly input: (id: string) => Effect.Effect<Option.Option<ParseInput>, RunsError>
   /** Writes the answer; false when the row is gone (the replica stopped waiting). */
@@ -74,18 +76,33 @@ const schemaLockKey = 0x466c_7450
 /** Rows older than this belong to a replica that died waiting. */
 const SWEEP_AFTER_MS = 3_600_000
 
+const sweepText = `DELETE FROM fleet_parse_jobs WHERE created_at < $1`
+const insertText = `INSERT INTO fleet_parse_jobs (id, created_at, expires_at, file_name, content_type, options, bytes)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`
+
 export const make = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
     yield* createTables(sql, schemaLockKey, schema)
 
-    const put = (id: string, input: ParseInput) =>
-      Effect.gen(function*() {
-        const now = Date.now()
-        yield* sql`DELETE FROM fleet_parse_jobs WHERE created_at < ${now - SWEEP_AFTER_MS}`
-        yield* sql`INSERT INTO fleet_parse_jobs (id, created_at, expires_at, file_name, content_type, options, bytes)
-          VALUES (${id}, ${now}, ${input.expiresAt}, ${input.fileName}, ${input.contentType ?? null}, ${JSON.stringify(input.options)},
-          ${Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength)})`
-      }).pipe(runsUnavailable("put"))
+    const put = (id: string, input: ParseInput, db?: SqlExecutor) => {
+      const now = Date.now()
+      const values = [
+        id,
+        now,
+        input.expiresAt,
+        input.fileName,
+        input.contentType ?? null,
+        JSON.stringify(input.options),
+        Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength)
+      ]
+      const statements: Effect.Effect<unknown, unknown> = db === undefined
+        ? Effect.andThen(sql.unsafe(sweepText, [now - SWEEP_AFTER_MS]), sql.unsafe(insertText, values))
+        : Effect.tryPromise(async () => {
+          await db.executeSql(sweepText, [now - SWEEP_AFTER_MS])
+          await db.executeSql(insertText, values)
+        })
+      return statements.pipe(Effect.asVoid, runsUnavailable("put"))
+    }
 
     const input = (id: string) =>
       sql<{ created_at: unknown; expires_at: unknown; file_name: string; content_type: string | null; options: string; bytes: Uint8Array | null }>`

@@ -20,6 +20,7 @@ import {
   deadLetterOf,
   defaultQueueSettings,
   type Enqueued,
+  type EnqueueOptions,
   InvalidJob,
   isQueueName,
   type Job,
@@ -142,7 +143,11 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
     })
   })
 
-  const enqueue = <A extends object>(queue: string, jobs: ReadonlyArray<JobSpec<A>>): Effect.Effect<Enqueued, JobQueueError> =>
+  const enqueue = <A extends object>(
+    queue: string,
+    jobs: ReadonlyArray<JobSpec<A>>,
+    enqueueOptions?: EnqueueOptions
+  ): Effect.Effect<Enqueued, JobQueueError> =>
     Effect.gen(function*() {
       const ids = jobs.map((job) => jobIdFor(queue, job.key))
       // One row per id: pg-boss refuses a batch that names an id twice.
@@ -155,7 +160,10 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
       })
       let created = 0
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const inserted = yield* call(queue, "enqueue", () => boss.insert(queue, rows.slice(i, i + INSERT_CHUNK), { returnId: true }))
+        const inserted = yield* call(queue, "enqueue", () => boss.insert(queue, rows.slice(i, i + INSERT_CHUNK), {
+          returnId: true,
+          ...(enqueueOptions?.db === undefined ? {} : { db: enqueueOptions.db })
+        }))
         created += inserted?.length ?? 0
       }
       return { ids, created }
@@ -238,7 +246,28 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
       })
     )
 
-  return JobQueue.of({ backend: "pg-boss", define, enqueue, work, job, depth })
+  // The job's row is locked first, so a worker's fetch (which skips locked rows) cannot take it
+  // between the look at its state and the cancel.
+  const lockSql = `SELECT state FROM ${schema}.job WHERE name = $1 AND id = $2 FOR UPDATE`
+  const cancelQueued = (queue: string, id: string) =>
+    call(queue, "cancel", async () => {
+      const db = boss.getDb()
+      if (db.beginTransaction === undefined) throw new Error("pg-boss's database adapter has no transactions")
+      const tx = await db.beginTransaction()
+      try {
+        const { rows } = await tx.db.executeSql(lockSql, [queue, id])
+        const state = (rows[0] as { state?: unknown } | undefined)?.state
+        const waiting = state === "created" || state === "retry"
+        if (waiting) await boss.cancel(queue, id, { db: tx.db })
+        await tx.commit()
+        return waiting
+      } catch (error) {
+        await tx.rollback()
+        throw error
+      }
+    })
+
+  return JobQueue.of({ backend: "pg-boss", jobTable: `${schema}.job`, define, enqueue, work, job, depth, cancelQueued })
 })
 
 /** Two processes creating one queue at once: the second finds it made. */

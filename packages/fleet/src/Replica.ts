@@ -4,9 +4,14 @@
  * its trailer and page tree before anything else) is put in `fleet_parse_jobs` (ParseJobs.ts)
  * and enqueued on the fleet's queue at `Priority.api`; the replica then polls the row every
  * `POLL_MS` until a `strata worker` has written the answer, and answers it as `Pipeline.parse`
- * would. The wait is bounded by the request's own `timeout` (408 past it, as inline); the row is
- * deleted however the wait ends, which cancels a job no worker has taken yet and discards the
+ * would. The wait is bounded by the request's own `timeout` (408 past it, as inline); however the
+ * wait ends, a job no worker has taken yet is cancelled and the row is deleted, which discards the
  * answer of one that is running.
+ *
+ * A request that holds one of its team's concurrency slots (`HeldSlot`, set by the HTTP adapter's
+ * metering) hands it to its job: the row and the job are inserted inside `Store.bindSlot`'s
+ * transaction, which turns the slot's lease into the job's, so the team's count follows the job's
+ * state in pg-boss's table rather than this replica's lease.
  *
  * Polling, not LISTEN/NOTIFY: a LISTEN needs a connection held per replica outside the pool, and
  * a poll of one row by primary key costs about 0.2 ms on loopback Postgres; at 150 ms it adds at
@@ -14,6 +19,7 @@
  */
 import {
   DocumentUnreadable,
+  HeldSlot,
   JobQueue,
   type JobQueueError,
   jobIdFor,
@@ -24,7 +30,9 @@ import {
   type ScrapeData,
   ScrapeError,
   scrapeError,
+  type SqlExecutor,
   StageFailed,
+  Store,
   TimedOut,
   type UploadedFile
 } from "@strata/core"
@@ -44,6 +52,11 @@ export const fleetQueueSettings: QueueSettings = { deadlineMs: 120_000, retries:
 export const defaultQueueAbovePages = 50
 
 const POLL_MS = 150
+/**
+ * A slot handed to a job is freed when the job ends; this backstop past the request's expiry frees
+ * it even if the job's state cannot be read (a worker converts only until the expiry).
+ */
+const HOLD_PAST_EXPIRY_MS = 5 * 60_000
 /** The job's state is read every this many polls: a failed job has no answer row to find. */
 const JOB_EVERY = 7
 
@@ -113,23 +126,39 @@ export const makeQueuedParse = Effect.fn("QueuedParse.make")(function*(options: 
       }
       return yield* Effect.fail(timedOut(timeoutMs))
     })
+    const input = {
+      bytes: file.bytes,
+      fileName: file.fileName,
+      contentType: file.contentType,
+      options: parseOptions as unknown as Record<string, unknown>,
+      expiresAt
+    }
+    const spec = { key: parseJobKey(id), data: { parseJob: id }, priority: Priority.api }
+    // The row and the job, through `db` when given (the slot's transaction).
+    const enqueue = (db?: SqlExecutor) => Effect.asVoid(Effect.andThen(jobs.put(id, input, db), queue.enqueue(FLEET_QUEUE, [spec], { db })))
     return Effect.gen(function*() {
-      yield* jobs.put(id, {
-        bytes: file.bytes,
-        fileName: file.fileName,
-        contentType: file.contentType,
-        options: parseOptions as unknown as Record<string, unknown>,
-        expiresAt
-      })
-      yield* queue.enqueue(FLEET_QUEUE, [{ key: parseJobKey(id), data: { parseJob: id }, priority: Priority.api }])
+      const leaseId = yield* HeldSlot
+      const store = yield* Effect.serviceOption(Store)
+      if (leaseId !== undefined && Option.isSome(store) && queue.jobTable !== undefined) {
+        // The team's slot becomes the job's in the transaction that queues it: it is counted until
+        // the job ends, whatever becomes of this replica or its wait.
+        const slotJob = { table: queue.jobTable, queue: FLEET_QUEUE, id: jobId, holdUntil: expiresAt + HOLD_PAST_EXPIRY_MS }
+        const bound = yield* store.value.bindSlot(leaseId, slotJob, (db) => Effect.runPromise(enqueue(db))).pipe(
+          Effect.mapError((error) => queueFailed(error.message))
+        )
+        if (!bound) return yield* Effect.fail(queueFailed("the request's concurrency slot lapsed before its document could be queued"))
+      } else {
+        yield* enqueue()
+      }
       return yield* wait
     }).pipe(
       Effect.catchTags({
         RunsError: (error) => Effect.fail(queueFailed(error.message)),
         JobQueueError: (error) => Effect.fail(queueFailed(error.message))
       }),
-      // However the wait ends (answered, timed out, the client gone): the row goes, and the job with it.
-      Effect.ensuring(Effect.ignore(jobs.remove(id)))
+      // However the wait ends (answered, timed out, the client gone): a job no worker has taken is
+      // cancelled (its slot freed), and the row goes, so a worker that took it stops at its answer.
+      Effect.ensuring(Effect.ignore(Effect.andThen(queue.cancelQueued(FLEET_QUEUE, jobId), jobs.remove(id))))
     )
   }
 

@@ -5,12 +5,13 @@
  * (so the route answers it as inline); an attempt without an answer is retried and the answer
  * read once (the route charges once, whatever the attempts); a job whose every attempt ends without an answer
  * (dead-lettered) is a DocumentUnreadable; a wait interrupted (the client gone) deletes the row,
- * and a worker taking the job then finds nothing to read; only PDFs over the threshold are taken.
+ * and a worker that had taken the job then finds nothing to read (one not taken yet is cancelled:
+ * SlotJobs.test.ts); only PDFs over the threshold are taken.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { DocumentUnreadable, JobQueue, type ParseOptions, QueuedParse, ScrapeError, scrapeError } from "@strata/core"
-import { Effect, Exit, Fiber, Layer, Option, Redacted, Schema } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { afterAll, beforeAll } from "vitest"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
@@ -124,16 +125,26 @@ describe("QueuedParse on Postgres", () => {
       assert.isBelow(Date.now() - t0, 30_000)
     }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
 
-  it.live("a wait interrupted (the client gone) deletes the row, and a worker then finds nothing to read", () =>
+  it.live("a wait interrupted (the client gone) deletes the row, and the worker that took the job then finds nothing to read", () =>
     Effect.gen(function*() {
       const queued = yield* QueuedParse
+      const taken = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      const found: Array<boolean> = []
+      yield* work((id) =>
+        Effect.gen(function*() {
+          yield* Deferred.succeed(taken, undefined)
+          yield* Deferred.await(go)
+          const jobs = yield* ParseJobs
+          found.push(Option.isSome(yield* jobs.input(id)))
+        }))
+      yield* Effect.addFinalizer(() => Deferred.succeed(go, undefined))
       const waiting = yield* Effect.forkChild(queued.parse(file, options))
-      while ((yield* rows) === 0) yield* Effect.sleep("20 millis")
+      yield* Deferred.await(taken)
       const exit = yield* Fiber.interrupt(waiting).pipe(Effect.andThen(Fiber.await(waiting)))
       assert.isTrue(Exit.hasInterrupts(exit))
       assert.strictEqual(yield* rows, 0)
-      const found: Array<boolean> = []
-      yield* work((id) => Effect.flatMap(ParseJobs, (jobs) => Effect.map(jobs.input(id), (input) => void found.push(Option.isSome(input)))))
+      yield* Deferred.succeed(go, undefined)
       while (found.length === 0) yield* Effect.sleep("50 millis")
       assert.deepStrictEqual(found, [false])
     }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })

@@ -6,7 +6,9 @@
  * The concurrency wait follows Firecrawl's synchronous scrape (notes 8.4): polls from 25 ms growing
  * x1.5 to 250 ms (with jitter), given up at two thirds of the request's timeout (408), a slot held
  * under a 30 s lease renewed every 10 s so a dead process frees it. A request that finds more than
- * `queueLimit` of its team's requests queued ahead of it is refused (429).
+ * `queueLimit` of its team's requests queued ahead of it is refused (429). A request a fleet's
+ * replica hands to a worker hands its slot to the job with it (`Store.bindSlot`); the release when
+ * its scope closes then leaves the slot to the job.
  */
 import { type Store, type Team } from "@strata/core"
 import { Duration, Effect, type Scope } from "effect"
@@ -39,8 +41,11 @@ export const takeTeamRate = (limiter: RateLimiter.RateLimiter, team: Team): Effe
 
 /** How a request got (or did not get) to run under its team's concurrency limit. */
 export type SlotOutcome =
-  /** It runs; `queuedMs` is set when it had to wait (`metadata.concurrencyLimited`). */
-  | { readonly _tag: "Acquired"; readonly queuedMs: number | undefined }
+  /**
+   * It runs; `queuedMs` is set when it had to wait (`metadata.concurrencyLimited`); `leaseId` names
+   * the slot it holds (none without a concurrency limit).
+   */
+  | { readonly _tag: "Acquired"; readonly queuedMs: number | undefined; readonly leaseId: string | undefined }
   /** It waited past two thirds of its timeout. */
   | { readonly _tag: "TimedOut"; readonly waitedMs: number }
   /** Too many of the team's requests are queued already. */
@@ -72,7 +77,7 @@ export const takeSlot = (
 ): Effect.Effect<SlotOutcome, never, Scope.Scope> =>
   Effect.gen(function*() {
     const limit = team.concurrency
-    if (limit === undefined) return { _tag: "Acquired", queuedMs: undefined } satisfies SlotOutcome
+    if (limit === undefined) return { _tag: "Acquired", queuedMs: undefined, leaseId: undefined } satisfies SlotOutcome
     const leaseId = randomUUID()
     const leaseMs = options.leaseMs ?? 30_000
     const started = Date.now()
@@ -106,5 +111,5 @@ export const takeSlot = (
         Effect.timeoutOption(options.timeoutMs + 5_000)
       )
     )
-    return { _tag: "Acquired", queuedMs: limited ? Date.now() - started : undefined } satisfies SlotOutcome
+    return { _tag: "Acquired", queuedMs: limited ? Date.now() - started : undefined, leaseId } satisfies SlotOutcome
   })

@@ -12,7 +12,7 @@
  * it is random. Teams without a credit limit are not charged (nothing to count down), but their
  * answer reports what the request would cost in `metadata.creditsUsed` as for everyone.
  */
-import { chargeIdFor, type ContentEvent, paramsHash, type ScrapeData, type ScrapeError, Store, type Team } from "@strata/core"
+import { chargeIdFor, type ContentEvent, HeldSlot, paramsHash, type ScrapeData, type ScrapeError, Store, type Team } from "@strata/core"
 import { Effect, Exit, Scope, Stream } from "effect"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -84,7 +84,9 @@ interface Cleared {
   readonly _tag: "Cleared"
   readonly timeoutMs: number
   readonly queuedMs: number | undefined
-  /** Holds the slot; closing it gives the slot back. */
+  /** The held slot's lease (none without a concurrency limit), given to the work as `HeldSlot`. */
+  readonly leaseId: string | undefined
+  /** Holds the slot; closing it gives the slot back (unless a queued job holds it now: `Store.bindSlot`). */
   readonly scope: Scope.Closeable
   /** The failure's answer (charged where a failure costs), the claim settled, the event sent. */
   readonly failed: (error: ScrapeError) => Effect.Effect<ErrorReply>
@@ -290,6 +292,7 @@ const clear = (request: MeteredRequest) =>
       _tag: "Cleared",
       timeoutMs: Math.max(1, options.timeout - (queuedMs ?? 0)),
       queuedMs,
+      leaseId: slot.leaseId,
       scope,
       failed,
       succeeded,
@@ -317,7 +320,7 @@ export const metered = (
       })
     }
     if (cleared._tag === "Answered") return cleared.response
-    const outcome = yield* Effect.exit(run(cleared.timeoutMs)).pipe(
+    const outcome = yield* Effect.exit(Effect.provideService(run(cleared.timeoutMs), HeldSlot, cleared.leaseId)).pipe(
       // The slot is held until the work is done; an interruption gives the claim up too.
       Effect.ensuring(Scope.close(cleared.scope, Exit.void)),
       Effect.onInterrupt(() => cleared.abandon)
@@ -407,6 +410,7 @@ export const meteredStream = (
       Effect.runFork(Effect.andThen(Scope.close(cleared.scope, Exit.void), cleared.abandon))
     })
     const events = run(cleared.timeoutMs).pipe(
+      Stream.provideService(HeldSlot, cleared.leaseId),
       Stream.mapEffect((event) =>
         event.type !== "done" ? Effect.succeed<ContentEvent | string>(event) : Effect.gen(function*() {
           const done = yield* cleared.succeeded(event.data)

@@ -86,16 +86,17 @@ const startWorker = async (): Promise<string> => {
 const workerDone = async () =>
   parseExposition(await (await fetch(`${workerProbes}/metrics`)).text()).value("strata_worker_jobs_total", { outcome: "done" }) ?? 0
 
-const replicaQueued = async () =>
-  parseExposition(await (await fetch(`${replica}/metrics`)).text()).value("strata_queue_jobs", { queue: "corpus", state: "queued" })
+const replicaJobs = async (state: "queued" | "active") =>
+  parseExposition(await (await fetch(`${replica}/metrics`)).text()).value("strata_queue_jobs", { queue: "corpus", state })
+const replicaQueued = () => replicaJobs("queued")
 
 const useStore = <A, E>(body: (store: Store["Service"]) => Effect.Effect<A, E>) => store!.runPromise(Effect.flatMap(Store, body))
 
-const parse = async (bytes: Uint8Array, fileName: string, options?: Record<string, unknown>, signal?: AbortSignal) => {
+const parse = async (bytes: Uint8Array, fileName: string, options?: Record<string, unknown>, signal?: AbortSignal, apiKey = key) => {
   const form = new FormData()
   form.append("file", new Blob([new Uint8Array(bytes)], { type: "application/pdf" }), fileName)
   if (options !== undefined) form.append("options", JSON.stringify(options))
-  const response = await fetch(`${replica}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form, signal })
+  const response = await fetch(`${replica}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` }, body: form, signal })
   return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
 
@@ -154,7 +155,7 @@ describe("a replica on the fleet's Postgres", () => {
     expect(await useStore((store) => store.balance("quay"))).toBe(CREDITS - charged)
   }, 60_000)
 
-  it("answers 408 when the request's timeout runs out in the queue; that job and a gone client's are discarded", async () => {
+  it("answers 408 when the request's timeout runs out in the queue; that job and a gone client's are cancelled", async () => {
     const before = await useStore((store) => store.balance("quay"))
     const worker = workerProcess!
     // A fleet whose workers are all busy: this one stopped, so the job waits past the request's timeout.
@@ -177,10 +178,41 @@ describe("a replica on the fleet's Postgres", () => {
     expect(late.status).toBe(408)
     expect(late.body.success).toBe(false)
     expect(late.body.code).toBe("SCRAPE_TIMEOUT")
-    await waitFor(() => ((workerOutput().match(/discarded parse/g) ?? []).length === 2 ? true : undefined), "the worker to drop both jobs", 15_000, workerOutput)
-    expect(workerOutput()).not.toMatch(/parsed (late|gone)\.pdf/)
+    // Neither job was taken before its replica stopped waiting: both were cancelled, and the woken worker never sees them.
+    expect(await replicaQueued()).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(workerOutput()).not.toMatch(/(parsed|discarded parse).*(late|gone)\.pdf|discarded parse/)
     expect(await useStore((store) => store.balance("quay"))).toBe(before)
   }, 30_000)
+
+  it("a team's slot stays with its job while a worker reads it, whatever becomes of the replica's wait", async () => {
+    const soloKey = await useStore((store) => Effect.andThen(store.setTeam("solo", { credits: CREDITS, concurrency: 1 }), store.createKey("solo")))
+      .then((created) => created.key)
+    const worker = workerProcess!
+    const client = new AbortController()
+    // Long enough that its reader is still at it when the worker is stopped.
+    const first = parse(textPdf(300), "held.pdf", { timeout: 60_000 }, client.signal, soloKey).then(() => "answered", (error: Error) => error.name)
+    await waitFor(async () => ((await replicaJobs("active")) === 1 ? true : undefined), "the worker to take the job", 15_000, workerOutput)
+    // The worker can neither answer nor end the job while stopped; its client gives up meanwhile.
+    worker.kill("SIGSTOP")
+    let blocked: Awaited<ReturnType<typeof parse>>
+    try {
+      client.abort()
+      expect(await first).toBe("AbortError")
+      // The team's one slot is the job's: a short document, which this replica would read itself,
+      // waits for it until its wait gives up at two thirds of its timeout.
+      blocked = await parse(textPdf(2), "blocked.pdf", { timeout: 3000 }, undefined, soloKey)
+    } finally {
+      worker.kill("SIGCONT")
+    }
+    expect(blocked.status).toBe(408)
+    expect(blocked.body.error).toMatch(/waited \d+ ms for one of your team's concurrency slots/)
+    // Woken, the worker finishes (its answer goes nowhere), the job ends, and the slot is the team's again.
+    const after = await parse(textPdf(2), "after.pdf", { timeout: 30_000 }, undefined, soloKey)
+    expect(after.status).toBe(200)
+    expect(after.body.data.metadata.concurrencyLimited).toBeTypeOf("boolean")
+    await waitFor(async () => ((await replicaJobs("active")) === 0 ? true : undefined), "the job to end", 15_000, workerOutput)
+  }, 60_000)
 
   it("sends a scrape of a long PDF's URL to the worker, answered with the fetch's URL and status", async () => {
     const long = textPdf(12, "Quarterly report")

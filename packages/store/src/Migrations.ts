@@ -170,6 +170,16 @@ export const migrations: ReadonlyArray<Migration> = [
       // Who holds an open session (`session:{scrapeId}`) or a profile for saving (`profile:{key}`), until when.
       `CREATE TABLE interact_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL)`
     ]
+  },
+  {
+    id: 8,
+    name: "concurrency slots held by queued jobs",
+    statements: () => [
+      // A slot handed to a fleet job (state `job`): counted while the job in `job_table` is alive.
+      `ALTER TABLE concurrency_slots ADD COLUMN job_table TEXT`,
+      `ALTER TABLE concurrency_slots ADD COLUMN job_queue TEXT`,
+      `ALTER TABLE concurrency_slots ADD COLUMN job_id TEXT`
+    ]
   }
 ]
 

@@ -312,6 +312,8 @@ export const make = (sql: SqlClient.SqlClient, options: SqlStoreOptions): Store[
     acquireSlot: (claim) => slots.acquireSlot(claim).pipe(Effect.mapError(unavailable("acquireSlot")), Effect.withSpan("Store.acquireSlot")),
     renewSlot: (leaseId, leaseMs) =>
       slots.renewSlot(leaseId, leaseMs).pipe(Effect.mapError(unavailable("renewSlot")), Effect.withSpan("Store.renewSlot")),
-    releaseSlot: (leaseId) => slots.releaseSlot(leaseId).pipe(Effect.mapError(unavailable("releaseSlot")), Effect.withSpan("Store.releaseSlot"))
+    releaseSlot: (leaseId) => slots.releaseSlot(leaseId).pipe(Effect.mapError(unavailable("releaseSlot")), Effect.withSpan("Store.releaseSlot")),
+    bindSlot: (leaseId, job, enqueue) =>
+      slots.bindSlot(leaseId, job, enqueue).pipe(Effect.mapError(unavailable("bindSlot")), Effect.withSpan("Store.bindSlot"))
   })
 }

@@ -110,3 +110,19 @@ describe("concurrency slots on pg: two replicas", () => {
       assert.strictEqual(again.filter((state) => state._tag === "Acquired").length, 1)
     }))
 })
+
+describe("a slot handed to a job on sqlite", () => {
+  it.effect("is refused with a StoreError, and the slot stays a lease", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      assert.deepStrictEqual(yield* store.acquireSlot({ teamId: "acme", leaseId: "a", limit: 1 }), acquired)
+      let called = false
+      const job = { table: "pgboss.job", queue: "corpus", id: "00000000-0000-5000-8000-000000000000", holdUntil: 1 }
+      const error = yield* Effect.flip(store.bindSlot("a", job, async () => void (called = true)))
+      assert.strictEqual(error._tag, "StoreError")
+      assert.match(error.message, /only on Postgres/)
+      assert.isFalse(called)
+      yield* store.releaseSlot("a")
+      assert.deepStrictEqual(yield* store.acquireSlot({ teamId: "acme", leaseId: "b", limit: 1 }), acquired)
+    }).pipe(Effect.provide(backends[0].fresh())))
+})

@@ -16,6 +16,7 @@
  */
 import { Context, type Effect, Schema, type Option, type Scope } from "effect"
 import { createHash } from "node:crypto"
+import type { SqlExecutor } from "../store/Store.ts"
 
 /** How a queue's attempts run. */
 export interface QueueSettings {
@@ -79,6 +80,14 @@ export interface QueueDepth {
   readonly oldestQueuedMs: number | undefined
 }
 
+export interface EnqueueOptions {
+  /**
+   * Inserts the jobs through this executor, inside the caller's transaction (a slot handed to the
+   * job in the same transaction: `Store.bindSlot`). Only a backend with a `jobTable` honours it.
+   */
+  readonly db?: SqlExecutor | undefined
+}
+
 export interface WorkOptions {
   /** Jobs this process runs at once. */
   readonly slots: number
@@ -135,10 +144,24 @@ export interface Enqueued {
 export class JobQueue extends Context.Service<JobQueue, {
   /** Which backend this is (`memory` or `pg-boss`), for logs and benchmarks. */
   readonly backend: "memory" | "pg-boss"
+  /**
+   * The relation holding the jobs' states (`schema.table`, with `name`, `id` and `state`), which a
+   * slot handed to a job is counted by (`Store.bindSlot`); `undefined` for a queue in memory.
+   */
+  readonly jobTable: string | undefined
   /** Creates the queue (and its dead-letter queue) or updates its settings; enqueue and work need it first. */
   readonly define: (queue: string, settings?: Partial<QueueSettings>) => Effect.Effect<void, JobQueueError>
   /** Adds jobs; a job whose id is already in the queue (in any state) is left as it is. */
-  readonly enqueue: <A extends object>(queue: string, jobs: ReadonlyArray<JobSpec<A>>) => Effect.Effect<Enqueued, JobQueueError>
+  readonly enqueue: <A extends object>(
+    queue: string,
+    jobs: ReadonlyArray<JobSpec<A>>,
+    options?: EnqueueOptions
+  ) => Effect.Effect<Enqueued, JobQueueError>
+  /**
+   * Cancels a job that no worker holds (waiting, or waiting to be retried), so it never runs; false
+   * when it is running, has ended or is unknown. A running job is left to finish.
+   */
+  readonly cancelQueued: (queue: string, id: string) => Effect.Effect<boolean, JobQueueError>
   /**
    * Runs `handler` on the queue's jobs, `slots` at once, until the scope closes; closing it stops
    * taking jobs and waits for the running ones. A handler that fails (or dies) fails its attempt.

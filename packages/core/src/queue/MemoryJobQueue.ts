@@ -134,6 +134,8 @@ export const make = Effect.gen(function*() {
       entry.status = "retry"
       const delay = q.settings.backoffMs * 2 ** (entry.attempts - 1)
       runLater(Effect.sleep(delay).pipe(Effect.andThen(Effect.sync(() => {
+        // Cancelled while it waited.
+        if (entry.status !== "retry") return
         entry.status = "queued"
         makeReady(q, entry)
       }))))
@@ -222,7 +224,18 @@ export const make = Effect.gen(function*() {
       return { queued, active, failed: failedCount, oldestQueuedMs: oldest === undefined ? undefined : Date.now() - oldest }
     })
 
-  return JobQueue.of({ backend: "memory", define, enqueue, work, job, depth })
+  const cancelQueued = (queue: string, id: string) =>
+    Effect.map(get(queue), (q) => {
+      const entry = q.jobs.get(id)
+      if (entry === undefined || (entry.status !== "queued" && entry.status !== "retry")) return false
+      const at = q.ready.indexOf(entry)
+      if (at >= 0) q.ready.splice(at, 1)
+      entry.status = "cancelled"
+      entry.completedAt = Date.now()
+      return true
+    })
+
+  return JobQueue.of({ backend: "memory", jobTable: undefined, define, enqueue, work, job, depth, cancelQueued })
 })
 
 /** The in-process queue; its jobs and retry timers live as long as the layer. */

@@ -185,6 +185,35 @@ export type SlotState =
   | { readonly _tag: "Acquired" }
   | { readonly _tag: "Queued"; readonly position: number }
 
+/**
+ * Runs SQL inside a transaction: `text` with `$1`-style parameters. The shape pg-boss takes as its
+ * `db` option, so a job can be inserted in the same transaction as the slot it takes.
+ */
+export interface SqlExecutor {
+  readonly executeSql: (text: string, values?: Array<unknown>) => Promise<{ rows: Array<any> }>
+}
+
+/**
+ * The lease of the concurrency slot the current request holds, set by the HTTP adapter's metering
+ * around the work it admits (`undefined` when the team has no concurrency limit), so that a
+ * replica handing the request's document to a worker hands the slot with it (`bindSlot`).
+ */
+export const HeldSlot = Context.Reference<string | undefined>("@strata/core/HeldSlot", { defaultValue: () => undefined })
+
+/**
+ * The queued job a held slot is handed to (`bindSlot`): from then on the slot is counted while the
+ * job is waiting, waiting to be retried or running, and freed when the job ends, whoever ends it.
+ */
+export interface SlotJob {
+  /** The relation holding the job's state, `schema.table` (pg-boss's `pgboss.job`), with `name`, `id` (uuid) and `state` columns. */
+  readonly table: string
+  /** The job's queue (`name` in the table). */
+  readonly queue: string
+  readonly id: string
+  /** A backstop (epoch ms): past it the slot is freed even if the job still looks alive. */
+  readonly holdUntil: number
+}
+
 export class Store extends Context.Service<Store, {
   /** Which backend this is (`sqlite` or `pg`), for logs and benchmarks. */
   readonly backend: "sqlite" | "pg"
@@ -265,8 +294,15 @@ export class Store extends Context.Service<Store, {
   readonly acquireSlot: (claim: SlotClaim) => Effect.Effect<SlotState, StoreError>
   /** Extends a held slot (a heartbeat); false when it expired or was released. */
   readonly renewSlot: (leaseId: string, leaseMs?: number) => Effect.Effect<boolean, StoreError>
-  /** Gives a slot back, or leaves the queue. */
+  /** Gives a slot back, or leaves the queue. A slot handed to a job (`bindSlot`) stays the job's. */
   readonly releaseSlot: (leaseId: string) => Effect.Effect<void, StoreError>
+  /**
+   * Hands a held slot to a queued job, in one transaction with `enqueue` (given an executor on that
+   * transaction, to insert the job with): the slot is then the job's, counted until the job ends,
+   * and no lease or release applies to it. False, with nothing enqueued, when the slot is no
+   * longer held (its lease lapsed). Postgres only: SQLite's store has no shared job queue.
+   */
+  readonly bindSlot: (leaseId: string, job: SlotJob, enqueue: (db: SqlExecutor) => Promise<void>) => Effect.Effect<boolean, StoreError>
 }>()("@strata/core/Store") {}
 
 /** The team `STRATA_API_KEYS` keys and the key generated on first start belong to: no limits. */

@@ -1,8 +1,8 @@
 /**
  * The in-process job queue against the contract: jobs run and complete, a job that always fails
  * is retried with backoff and then dead-lettered, an attempt past its deadline fails like any
- * other, re-enqueueing the same keys adds nothing, higher priorities go first, and bad queue names
- * are refused with a clear error.
+ * other, re-enqueueing the same keys adds nothing, higher priorities go first, a job no slot holds
+ * can be cancelled, and bad queue names are refused with a clear error.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { deadLetterOf, JobQueue, jobIdFor, MemoryJobQueue, Priority } from "@strata/core"
@@ -95,6 +95,34 @@ describe("MemoryJobQueue", () => {
       yield* queue.work("mixed", { slots: 1 }, (job) => Effect.sync(() => void order.push((job.data as { name: string }).name)))
       yield* until(Effect.sync(() => order.length === 4))
       assert.deepStrictEqual(order, ["api-1", "corpus-1", "corpus-2", "corpus-3"])
+    }).pipe(Effect.scoped, provide))
+
+  it.live("cancels a job no slot holds, waiting or waiting for a retry, and leaves a running one alone", () =>
+    Effect.gen(function*() {
+      const queue = yield* JobQueue
+      yield* queue.define("cancel", { retries: 1, backoffMs: 200 })
+      const ran: Array<string> = []
+      const [waiting, retrying, running] = (yield* queue.enqueue("cancel", ["waiting", "retrying", "running"].map((key) => ({ key, data: { key } })))).ids
+      // Nothing works the queue yet: the first job is cancelled before it could run.
+      assert.isTrue(yield* queue.cancelQueued("cancel", waiting!))
+      let release = false
+      yield* queue.work("cancel", { slots: 2 }, (job) => {
+        const key = (job.data as { key: string }).key
+        ran.push(`${key}#${job.attempt}`)
+        if (key === "retrying") return Effect.fail(new Error("once"))
+        return until(Effect.sync(() => release))
+      })
+      yield* until(Effect.map(queue.job("cancel", retrying!), (info) => Option.getOrThrow(info).status === "retry"))
+      yield* until(Effect.map(queue.job("cancel", running!), (info) => Option.getOrThrow(info).status === "active"))
+      assert.isTrue(yield* queue.cancelQueued("cancel", retrying!))
+      assert.isFalse(yield* queue.cancelQueued("cancel", running!))
+      release = true
+      yield* until(Effect.map(queue.job("cancel", running!), (info) => Option.getOrThrow(info).status === "completed"))
+      yield* Effect.sleep("400 millis")
+      assert.deepStrictEqual(ran.sort(), ["retrying#1", "running#1"])
+      assert.strictEqual(Option.getOrThrow(yield* queue.job("cancel", waiting!)).status, "cancelled")
+      assert.strictEqual(Option.getOrThrow(yield* queue.job("cancel", retrying!)).status, "cancelled")
+      assert.isFalse(yield* queue.cancelQueued("cancel", running!))
     }).pipe(Effect.scoped, provide))
 
   it.live("refuses a bad queue name and an undefined queue with a clear error", () =>

@@ -8,9 +8,14 @@
  * - a paragraph cut by asides (pull quotes, panels, figures, captions, tables) is joined across
  *   them when it stops mid-sentence and goes on in lower case at its own size (after them, or at
  *   the top of the next column); the asides then come after the whole paragraph.
+ * - a paragraph cut exactly between two sentences is joined too when the type says it goes on
+ *   (goesOn): on a page whose paragraphs open with a first-line indent, the text after the cut
+ *   starts flush; or, at a column break, the line before the break is full (the next word would
+ *   not have fit in it).
  */
-import type { LayoutBlock, LayoutPage } from "@strata/core"
+import type { LayoutBlock, LayoutPage, Line } from "@strata/core"
 import { panelOf } from "./Panels.ts"
+import { measuredIndents } from "./Paragraphs.ts"
 
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ")
 
@@ -54,6 +59,45 @@ const isFlow = (b: LayoutBlock) => b.kind === "text" || b.kind === "section_head
 const isFurniture = (b: LayoutBlock) => b.kind === "page_header" || b.kind === "page_footer" || b.kind === "page_number"
 const endsSentence = (text: string) => /[.!?:;)"”’]$/u.test(text)
 
+/** Where a block's lines start, from its lines after the first (undefined for one line). */
+const lineStart = (block: LayoutBlock): number | undefined => {
+  let x = Infinity
+  for (const line of block.lines.slice(1)) x = Math.min(x, line.x0)
+  return x === Infinity ? undefined : x
+}
+
+/**
+ * Whether the line was full: what is left of its measure (the right edge of the block's other
+ * lines in its column) could not have held a space and the word that follows. A paragraph's last
+ * line ends with room to spare, or at the right edge only by chance; a line cut by a column break
+ * runs to the edge (justified) or stops where the next word would not fit (ragged).
+ */
+const full = (block: LayoutBlock, line: Line, next: Line): boolean => {
+  let right = -Infinity
+  for (const l of block.lines) if (l !== line && Math.min(l.x1, line.x1) - Math.max(l.x0, line.x0) > 0) right = Math.max(right, l.x1)
+  if (right === -Infinity || next.text.length === 0) return false
+  const word = next.text.split(" ")[0]
+  const perChar = (next.x1 - next.x0) / next.text.length
+  return line.x1 + (word.length + 1) * perChar > right + 0.5
+}
+
+/**
+ * Whether paragraph `a`, which ends a sentence, goes on in `c` (after asides or a column break)
+ * rather than `c` opening a paragraph. With the page's first-line indents measured, `c` goes on
+ * when its first line starts flush with its other lines; without them only a column break is told
+ * apart, by a full last line before it. Gaps say nothing here: an aside's margins are the same
+ * inside a paragraph and between two.
+ */
+const goesOn = (a: LayoutBlock, c: LayoutBlock, indents: ReadonlyArray<number>, columnBreak: boolean): boolean => {
+  const first = c.lines[0], last = a.lines.at(-1)
+  if (first === undefined || last === undefined || !/^\p{Lu}/u.test(first.text)) return false
+  if (indents.length > 0) {
+    const start = lineStart(c)
+    return start !== undefined && Math.abs(first.x0 - start) <= Math.min(1, 0.5 * indents[0])
+  }
+  return columnBreak && full(a, last, first)
+}
+
 export const orderAsides = (page: LayoutPage, ordered: Array<LayoutBlock>): Array<LayoutBlock> => {
   const panels = page.panels ?? []
   const size = bodySize(ordered)
@@ -96,6 +140,8 @@ export const orderAsides = (page: LayoutPage, ordered: Array<LayoutBlock>): Arra
   }
   // A paragraph cut by asides goes on after them: join it, the asides follow it.
   const aside = (b: LayoutBlock) => quotes.has(b) || unit.has(b) || b.kind === "figure" || b.kind === "caption" || b.kind === "table"
+  // The page's paragraph indents, measured on its running text (as Paragraphs.ts split them).
+  const indents = measuredIndents(ordered.filter((b) => b.kind === "text" && Math.abs(b.size - size) <= 0.5).flatMap((b) => b.lines))
   const out: Array<LayoutBlock> = []
   const gone = new Set<LayoutBlock>()
   for (let i = 0; i < grouped.length; i++) {
@@ -103,17 +149,22 @@ export const orderAsides = (page: LayoutPage, ordered: Array<LayoutBlock>): Arra
     if (gone.has(a)) continue
     out.push(a)
     if (a.kind !== "text" || quotes.has(a) || Math.abs(a.size - size) > 0.5) continue
-    // Joined again while it still stops mid-sentence: the joined part may itself be cut by the next aside.
+    // Joined again while it goes on: the joined part may itself be cut by the next aside.
     let k = i + 1
-    while (!endsSentence(a.lines.at(-1)?.text ?? ".")) {
+    for (;;) {
+      const stops = endsSentence(a.lines.at(-1)?.text ?? ".")
       let j = k
       while (j < grouped.length && j <= k + 8 && (gone.has(grouped[j]) || (aside(grouped[j]) && !(unit.has(a) && unit.get(grouped[j]) === unit.get(a))))) j++
       const c = grouped[j]
       if (c === undefined || c.kind !== "text" || quotes.has(c) || unit.get(c) !== unit.get(a)) break
       // With nothing between, only a column break (the next column's top) is joined here: a large
       // quote before the paragraph would otherwise keep PageLayout's column join from seeing it.
-      if (j === k && !(c.top < a.bottom - 2 * c.size && c.x0 > (a.x0 + a.x1) / 2)) break
-      if (Math.abs(c.size - a.size) >= 0.5 || !/^\p{Ll}/u.test(c.lines[0]?.text ?? "")) break
+      // A column break: the text goes on higher up and to the right of the line it stopped on.
+      const end = a.lines.at(-1)!
+      const columnBreak = c.top < end.top - 2 * c.size && c.x0 > (end.x0 + end.x1) / 2
+      if (j === k && !columnBreak) break
+      if (Math.abs(c.size - a.size) >= 0.5) break
+      if (stops ? !goesOn(a, c, indents, columnBreak) : !/^\p{Ll}/u.test(c.lines[0]?.text ?? "")) break
       a.lines.push(...c.lines)
       a.x0 = Math.min(a.x0, c.x0)
       a.x1 = Math.max(a.x1, c.x1)

@@ -90,7 +90,7 @@ export const measuredIndents = (lines: ReadonlyArray<Line>): Array<number> => {
     const next = below.get(line)
     const offset = line.x0 - above.x0
     if (next === undefined || !endsSentence(above.text) || offset < 1.5 || offset > 5 * line.size) continue
-    if (Math.abs(next.x0 - above.x0) > 0.5 || Math.abs(line.x1 - next.x1) > 2 * line.size) continue
+    if (Math.abs(next.x0 - above.x0) > 0.5) continue
     const key = Math.round(offset * 2) / 2
     counts.set(key, (counts.get(key) ?? 0) + 1)
   }

@@ -57,6 +57,12 @@ describe("reading order of asides", () => {
       inOrder(md, ["First paragraph begins.", "The silver lantern of the harbor story.", JOINED, "\n\nThe silver lantern of the harbor\n\n", "Second paragraph begins.", "Third paragraph begins."])
     }))
 
+  it.effect("a paragraph cut by a sidebar exactly between two sentences is read whole when the text after it starts flush on an indented page", () =>
+    Effect.gen(function*() {
+      const md = yield* read("sidebar-between-sentences")
+      inOrder(md, ["Second paragraph begins.", "The sentence before the sidebar ends here. The sentence after the sidebar starts here.", "Boxed note", "Sidebar closing words.", "\n\nThird paragraph begins.", "\n\nFourth paragraph begins."])
+    }))
+
   it.effect("a first-line indent under 0.8 em, repeated on the page, starts a paragraph", () =>
     Effect.gen(function*() {
       const md = yield* read("small-indent")

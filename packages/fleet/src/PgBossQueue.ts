@@ -119,13 +119,9 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
     (boss) => Effect.promise(() => boss.stop({ graceful: true, timeout: 30_000, close: true }).catch(() => undefined))
   )
 
-  /** Each queue's settings as this process defined them, for the attempts' deadlines. */
-  const settingsOf = new Map<string, QueueSettings>()
-
   const define = Effect.fn("PgBossQueue.define")(function*(queue: string, settings?: Partial<QueueSettings>) {
     if (!isQueueName(queue)) return yield* Effect.fail(invalid(queue, "queue names are 1-64 letters, digits, _ or -"))
     const merged = { ...defaultQueueSettings, ...settings }
-    settingsOf.set(queue, merged)
     const dead = deadLetterOf(queue)
     const retry = {
       retryLimit: merged.retries,
@@ -156,7 +152,8 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
         const id = ids[i]!
         if (seen.has(id)) return []
         seen.add(id)
-        return [{ id, data: job.data, priority: job.priority ?? 0 }]
+        const expiry = job.deadlineMs === undefined ? {} : { expireInSeconds: Math.ceil(job.deadlineMs / 1000) + EXPIRY_GRACE_SECONDS }
+        return [{ id, data: job.data, priority: job.priority ?? 0, ...expiry }]
       })
       let created = 0
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
@@ -171,10 +168,11 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
 
   const work = (queue: string, workOptions: { readonly slots: number }, handler: (job: Job<unknown>) => Effect.Effect<void, unknown>) =>
     Effect.gen(function*() {
-      const settings = settingsOf.get(queue) ?? defaultQueueSettings
       const runPromise = yield* FiberSet.makeRuntimePromise<never, void, unknown>()
-      const attempt = (job: { id: string; name: string; data: unknown; retryCount: number; retryLimit: number; signal: AbortSignal }) => {
-        const deadline = Date.now() + settings.deadlineMs
+      const attempt = (job: { id: string; name: string; data: unknown; retryCount: number; retryLimit: number; expireInSeconds: number; signal: AbortSignal }) => {
+        // The job's expiry is its deadline (its own, or the queue's) plus the grace.
+        const deadlineMs = Math.max(1000, (job.expireInSeconds - EXPIRY_GRACE_SECONDS) * 1000)
+        const deadline = Date.now() + deadlineMs
         const effect = Effect.suspend(() =>
           handler({
             id: job.id,
@@ -186,8 +184,8 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
           })
         ).pipe(
           Effect.timeoutOrElse({
-            duration: settings.deadlineMs,
-            orElse: () => Effect.fail(new Error(`the attempt ran past its deadline of ${settings.deadlineMs} ms`))
+            duration: deadlineMs,
+            orElse: () => Effect.fail(new Error(`the attempt ran past its deadline of ${deadlineMs} ms`))
           })
         )
         // The claim lapsing (pg-boss aborts the signal) interrupts the attempt.

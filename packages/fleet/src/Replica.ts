@@ -45,13 +45,18 @@ import { layer as pgBossLayer } from "./PgBossQueue.ts"
 /** The fleet's one queue: corpus runs and, before them (`Priority.api`), replicas' parses. */
 export const FLEET_QUEUE = "corpus"
 
-/** Its attempts: 2 minutes each, 3 in all, 1-2 s then 2-4 s between them (pg-boss backoff with jitter). */
+/**
+ * Its attempts: 2 minutes each (a replica's parse whose timeout is longer gets its own), 3 in all,
+ * 1-2 s then 2-4 s between them (pg-boss backoff with jitter).
+ */
 export const fleetQueueSettings: QueueSettings = { deadlineMs: 120_000, retries: 2, backoffMs: 1_000 }
 
 /** Documents over this many pages go to the queue unless STRATA_QUEUE_ABOVE_PAGES says otherwise. */
 export const defaultQueueAbovePages = 50
 
 const POLL_MS = 150
+/** An attempt's deadline past the request's timeout, so that the reader's own timeout ends first. */
+const ATTEMPT_MARGIN_MS = 10_000
 /**
  * A slot handed to a job is freed when the job ends; this backstop past the request's expiry frees
  * it even if the job's state cannot be read (a worker converts only until the expiry).
@@ -133,7 +138,9 @@ export const makeQueuedParse = Effect.fn("QueuedParse.make")(function*(options: 
       options: parseOptions as unknown as Record<string, unknown>,
       expiresAt
     }
-    const spec = { key: parseJobKey(id), data: { parseJob: id }, priority: Priority.api }
+    // An attempt may take all the request's time: a `timeout` past the queue's 2 minutes is the job's own deadline.
+    const deadlineMs = Math.max(fleetQueueSettings.deadlineMs, timeoutMs + ATTEMPT_MARGIN_MS)
+    const spec = { key: parseJobKey(id), data: { parseJob: id }, priority: Priority.api, deadlineMs }
     // The row and the job, through `db` when given (the slot's transaction).
     const enqueue = (db?: SqlExecutor) => Effect.asVoid(Effect.andThen(jobs.put(id, input, db), queue.enqueue(FLEET_QUEUE, [spec], { db })))
     return Effect.gen(function*() {

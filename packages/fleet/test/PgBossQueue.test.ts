@@ -97,6 +97,35 @@ describe("PgBossQueue", () => {
       assert.strictEqual((yield* queue.depth(deadLetterOf("poison"))).queued, 1)
     }).pipe(Effect.scoped, Effect.provide(queueOn(freshUrl()))))
 
+  it.live("a job's own deadline replaces the queue's: past the queue's 1 s it runs on; without one it fails at 1 s", () =>
+    Effect.gen(function*() {
+      const queue = yield* JobQueue
+      yield* queue.define("slow", { deadlineMs: 1000, retries: 0 })
+      const seen: Array<{ key: string; window: number }> = []
+      yield* queue.work("slow", { slots: 2 }, (job) =>
+        Effect.suspend(() => {
+          const key = (job.data as { key: string }).key
+          seen.push({ key, window: job.deadline - Date.now() })
+          return Effect.sleep("2500 millis")
+        }))
+      const { ids } = yield* queue.enqueue("slow", [
+        { key: "own", data: { key: "own" }, deadlineMs: 6000 },
+        { key: "queue's", data: { key: "queue's" } }
+      ])
+      yield* until(
+        Effect.map(Effect.all(ids.map((id) => statusOf("slow", id))), (all) => all.every((s) => ["completed", "failed"].includes(Option.getOrUndefined(s) ?? ""))),
+        "both jobs to end"
+      )
+      const [own, queues] = yield* Effect.all(ids.map((id) => Effect.map(queue.job("slow", id), Option.getOrThrow)))
+      assert.strictEqual(own!.status, "completed")
+      assert.strictEqual(queues!.status, "failed")
+      assert.match(queues!.error ?? "", /deadline of 1000 ms/)
+      // Each attempt is told its own deadline.
+      const windowOf = (key: string) => seen.find((entry) => entry.key === key)!.window
+      assert.isAbove(windowOf("own"), 5000)
+      assert.isAtMost(windowOf("queue's"), 1000)
+    }).pipe(Effect.scoped, Effect.provide(queueOn(freshUrl()))))
+
   it.live("re-enqueueing the same keys adds nothing and runs nothing again", () =>
     Effect.gen(function*() {
       const queue = yield* JobQueue

@@ -10,12 +10,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { DocumentUnreadable, JobQueue, type ParseOptions, QueuedParse, ScrapeError, scrapeError } from "@strata/core"
+import { DocumentUnreadable, JobQueue, jobIdFor, type ParseOptions, QueuedParse, ScrapeError, scrapeError } from "@strata/core"
 import { Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { afterAll, beforeAll } from "vitest"
 import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
-import { FLEET_QUEUE, layer, ParseJob, ParseJobs, queuedParseLayer } from "../src/index.ts"
+import { FLEET_QUEUE, layer, ParseJob, ParseJobs, parseJobKey, queuedParseLayer } from "../src/index.ts"
 import { make as makeParseJobs } from "../src/ParseJobs.ts"
 
 let postgres: TempPostgres
@@ -124,6 +124,31 @@ describe("QueuedParse on Postgres", () => {
       assert.match(failed.reason.message, /each of its 3 attempts ended without an answer/)
       assert.isBelow(Date.now() - t0, 30_000)
     }).pipe(Effect.scoped, Effect.provide(replicaOn(12))), { timeout: 60_000 })
+
+  it.live("a request whose timeout passes the queue's 2-minute attempt gives its job a deadline of its own", () =>
+    Effect.gen(function*() {
+      const queued = yield* QueuedParse
+      const expiries = (id: string) =>
+        Effect.flatMap(PgClient.PgClient, (sql) => sql<{ expire_seconds: number }>`
+          SELECT expire_seconds FROM pgboss.job WHERE name = ${FLEET_QUEUE} AND id = ${jobIdFor(FLEET_QUEUE, parseJobKey(id))}::uuid`)
+      const expiryFor = (timeout: number) =>
+        Effect.gen(function*() {
+          const waiting = yield* Effect.forkChild(queued.parse(file, { ...options, timeout }))
+          const id = yield* Effect.gen(function*() {
+            while (true) {
+              const found = yield* Effect.flatMap(PgClient.PgClient, (sql) => sql<{ id: string }>`SELECT id FROM fleet_parse_jobs`)
+              if (found.length > 0) return found[0]!.id
+              yield* Effect.sleep("20 millis")
+            }
+          })
+          const [row] = yield* expiries(id)
+          yield* Fiber.interrupt(waiting)
+          return row!.expire_seconds
+        })
+      // The queue's 2 minutes plus pg-boss's 30 s grace; a 200 s request's own 210 s plus the grace.
+      assert.strictEqual(yield* expiryFor(20_000), 150)
+      assert.strictEqual(yield* expiryFor(200_000), 240)
+    }).pipe(Effect.provide(replicaOn(12))), { timeout: 60_000 })
 
   it.live("a wait interrupted (the client gone) deletes the row, and the worker that took the job then finds nothing to read", () =>
     Effect.gen(function*() {

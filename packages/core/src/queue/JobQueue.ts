@@ -38,6 +38,8 @@ export interface JobSpec<A> {
   readonly key: string
   readonly data: A
   readonly priority?: number | undefined
+  /** This job's attempt deadline (ms), when it is not the queue's `deadlineMs` (a request that may take longer). */
+  readonly deadlineMs?: number | undefined
 }
 
 /** One attempt of a job, as a handler receives it. */

@@ -32,6 +32,8 @@ interface Entry {
   readonly queue: string
   readonly data: unknown
   readonly priority: number
+  /** The job's own attempt deadline, when it has one. */
+  readonly deadlineMs: number | undefined
   readonly createdAt: number
   readonly seq: number
   status: JobStatus
@@ -117,7 +119,7 @@ export const make = Effect.gen(function*() {
         const data = JSON.parse(JSON.stringify(job.data)) as unknown
         const now = Date.now()
         const entry: Entry = {
-          id, queue, data, priority: job.priority ?? 0, createdAt: now, seq: seq++,
+          id, queue, data, priority: job.priority ?? 0, deadlineMs: job.deadlineMs, createdAt: now, seq: seq++,
           status: "queued", attempts: 0, completedAt: undefined, error: undefined, readyAt: now
         }
         q.jobs.set(id, entry)
@@ -153,7 +155,7 @@ export const make = Effect.gen(function*() {
     Effect.suspend(() => {
       entry.status = "active"
       entry.attempts++
-      const deadlineMs = q.settings.deadlineMs
+      const deadlineMs = entry.deadlineMs ?? q.settings.deadlineMs
       const job: Job<unknown> = {
         id: entry.id,
         queue: entry.queue,

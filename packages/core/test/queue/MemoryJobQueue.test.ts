@@ -73,6 +73,17 @@ describe("MemoryJobQueue", () => {
       assert.strictEqual(Option.getOrThrow(yield* queue.job("slow", ids[0]!)).attempts, 2)
     }).pipe(Effect.scoped, provide))
 
+  it.live("a job's own deadline replaces the queue's", () =>
+    Effect.gen(function*() {
+      const queue = yield* JobQueue
+      yield* queue.define("slow", { deadlineMs: 100, retries: 0 })
+      yield* queue.work("slow", { slots: 2 }, () => Effect.sleep("250 millis"))
+      const { ids } = yield* queue.enqueue("slow", [{ key: "own", data: {}, deadlineMs: 2000 }, { key: "queue's", data: {} }])
+      const statuses = Effect.all(ids.map((id) => Effect.map(queue.job("slow", id), (info) => Option.getOrThrow(info).status)))
+      yield* until(Effect.map(statuses, (all) => all.every((status) => status === "completed" || status === "failed")))
+      assert.deepStrictEqual(yield* statuses, ["completed", "failed"])
+    }).pipe(Effect.scoped, provide))
+
   it.live("re-enqueueing the same keys adds nothing", () =>
     Effect.gen(function*() {
       const queue = yield* JobQueue

@@ -37,8 +37,9 @@ export const heuristicTables: Tables["Service"] = heuristicTablesWith()
 
 /**
  * The rule-based Layout over the given Tables. `asides: false` is the layout before issue 17's
- * reading-order work (benches compare): justified lines cut at their stretched word spaces
- * (Lines.ts), paragraphs grouped across the edges of panels (Panels.ts).
+ * reading-order work (benches compare): justified lines cut at their stretched word spaces and
+ * gaps between type of mixed sizes measured against the larger (Lines.ts), paragraphs grouped
+ * across the edges of panels (Panels.ts), no measured first-line indents (Paragraphs.ts).
  */
 export const heuristicLayout = (tables: Tables["Service"], options: { readonly asides?: boolean } = {}): Layout["Service"] =>
   Layout.of({
@@ -50,7 +51,7 @@ export const heuristicLayout = (tables: Tables["Service"], options: { readonly a
           Effect.gen(function*() {
             // Display formulas leave the text first; inline math stays in it, marked (MathRegions.ts).
             const math = splitMath(page.runs, page.rules)
-            const lines = yield* stageStep("Layout", page.pageNumber, () => buildLines(math.runs, { stretched: options.asides ?? true }))
+            const lines = yield* stageStep("Layout", page.pageNumber, () => buildLines(math.runs, { stretched: options.asides ?? true, mixedSizes: options.asides ?? true }))
             const split = yield* tables.detect(lines, page)
             const laid = yield* stageStep("Layout", page.pageNumber, () => analyseLines(page, lines, split, stats, options.asides ?? true))
             laid.blocks.push(...math.formulas)

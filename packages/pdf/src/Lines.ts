@@ -13,6 +13,9 @@ export type { Line } from "@strata/core"
 /** A fragment ends where the gap exceeds this many font sizes. */
 export const FRAGMENT_GAP = 1.1
 
+/** Runs whose sizes differ by this factor or more are spaced by the smaller one. */
+const MIXED_SIZES = 1.5
+
 /** A fragment that is only a list marker (bullet, number, letter). */
 export const LONE_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$/
 
@@ -203,9 +206,13 @@ const emptyBand = (runs: ReadonlyArray<TextRun>): ((a: number, b: number) => boo
 /**
  * Groups the page's runs into line fragments, top to bottom, then left to right. `stretched:
  * false` cuts at every wide gap, the stretched spaces of justified lines too (as before they were
- * told from gutters; benches compare).
+ * told from gutters); `mixedSizes: false` measures every gap against the larger size (as before
+ * MIXED_SIZES); benches compare.
  */
-export const buildLines = (input: ReadonlyArray<TextRun>, { stretched = true }: { readonly stretched?: boolean } = {}): Array<Line> => {
+export const buildLines = (
+  input: ReadonlyArray<TextRun>,
+  { mixedSizes = true, stretched = true }: { readonly stretched?: boolean; readonly mixedSizes?: boolean } = {}
+): Array<Line> => {
   const runs = withoutOverprint(input)
   const horizontal = runs.filter((r) => !r.rotated)
   const rotated = runs.filter((r) => r.rotated)
@@ -221,7 +228,13 @@ export const buildLines = (input: ReadonlyArray<TextRun>, { stretched = true }: 
       const overlap = Math.min(row.bottom, run.bottom) - Math.max(row.top, run.top)
       const height = Math.min(row.bottom - row.top, run.bottom - run.top)
       const sameBaseline = Math.abs(row.baseline - run.baseline) <= Math.max(1, 0.25 * Math.min(row.size, run.size))
-      const riding = (run.size < row.size * 0.85 || row.size < run.size * 0.85) && overlap > 0.5 * height
+      // Smaller type riding in a larger row (a superscript, a drop cap's lines) touches its runs;
+      // smaller type a gutter away is a line of its own (a column's lines beside a pull quote's
+      // tall line rode on it together, and their words were interleaved). Larger type may still
+      // take in a smaller row met first (a fraction's raised numerator).
+      const near = () => row.runs.some((r) => run.x0 - r.x1 < FRAGMENT_GAP * Math.min(r.size, run.size) && r.x0 - run.x1 < FRAGMENT_GAP * Math.min(r.size, run.size))
+      const riding = (run.size < row.size * 0.85 || row.size < run.size * 0.85) && overlap > 0.5 * height &&
+        (!mixedSizes || run.size >= row.size * 0.85 || near())
       if ((sameBaseline || riding) && overlap / height > bestOverlap) {
         best = row
         bestOverlap = overlap / height
@@ -247,8 +260,15 @@ export const buildLines = (input: ReadonlyArray<TextRun>, { stretched = true }: 
     let fragment: Array<TextRun> = []
     let right = -Infinity
     for (const [i, run] of ordered.entries()) {
-      const size = Math.max(run.size, fragment.length > 0 ? fragment[fragment.length - 1].size : 0)
       const gap = run.x0 - right
+      // The larger size sets how wide a word space may be, unless the two differ by half or more
+      // and the gap is a gutter of the page: then it is measured against the smaller type (a pull
+      // quote's large words one gutter away from a column's running text were read as one line
+      // with it).
+      const before = fragment.length > 0 ? fragment[fragment.length - 1].size : 0
+      const mixed = mixedSizes && fragment.length > 0 && Math.min(run.size, before) * MIXED_SIZES <= Math.max(run.size, before) &&
+        gap > FRAGMENT_GAP * Math.min(run.size, before) && gutter(right, run.x0)
+      const size = mixed ? Math.min(run.size, before) : Math.max(run.size, before)
       // Justified Arabic stretches its word gaps (kashida): right-to-left runs tolerate wider ones.
       const limit = run.rtl && fragment[fragment.length - 1]?.rtl ? 2.5 * FRAGMENT_GAP : FRAGMENT_GAP
       if (fragment.length > 0 && gap > limit * size && !keepsTogether(fragment, run, gap, size) && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) {

@@ -22,6 +22,7 @@ import { mirrorGrid, type TableGrid } from "./TableGrid.ts"
 /**
  * The page-local pass over a page whose tables are already found: pictures, drawn figures,
  * paragraphs and heading candidates. `lines` are all the page's lines, `rest` those outside tables.
+ * `withPanels: false` leaves out issue 17's panels and measured indents (benches compare).
  */
 export const analyseLines = (
   content: PageElements,

@@ -63,6 +63,15 @@ describe("reading order of asides", () => {
       inOrder(md, ["Second paragraph begins.", "The sentence before the sidebar ends here. The sentence after the sidebar starts here.", "Boxed note", "Sidebar closing words.", "\n\nThird paragraph begins.", "\n\nFourth paragraph begins."])
     }))
 
+  it.effect("a pull quote in large type one gutter from a column's running text is not read into its lines", () =>
+    Effect.gen(function*() {
+      const md = yield* read("pull-quote-beside-text")
+      const first = md.slice(md.indexOf("First paragraph begins."), md.indexOf("First paragraph ends here."))
+      assert.notInclude(first, "silver valley", md)
+      assert.notInclude(first, "The lantern", md)
+      inOrder(md, ["First paragraph begins.", "First paragraph ends here.", "Second paragraph begins.", JOINED, "\n\nThe lantern orchard of the silver valley"])
+    }))
+
   it.effect("a first-line indent under 0.8 em, repeated on the page, starts a paragraph", () =>
     Effect.gen(function*() {
       const md = yield* read("small-indent")

@@ -108,11 +108,12 @@ export const orderAsides = (page: LayoutPage, ordered: Array<LayoutBlock>): Arra
     const at = panels.length > 0 && !isFurniture(b) ? panelOf(panels, b) : -1
     if (at >= 0) unit.set(b, at)
   }
-  // A panel with no running text above or below it stands beside the flow.
+  // A panel with no running text above or below it stands beside the flow. Running text is set at
+  // the body size: a deck under the title (larger italic across the page) is above every column.
   const beside = new Set<number>()
   panels.forEach((p, i) => {
     const width = p.x1 - p.x0
-    const under = ordered.some((b) => !unit.has(b) && isFlow(b) && b.kind !== "section_header" && b.size < 1.3 * size &&
+    const under = ordered.some((b) => !unit.has(b) && isFlow(b) && b.kind !== "section_header" && Math.abs(b.size - size) <= 0.5 &&
       Math.min(b.x1, p.x1) - Math.max(b.x0, p.x0) > 0.3 * Math.min(width, b.x1 - b.x0))
     if (!under) beside.add(i)
   })

@@ -41,6 +41,12 @@ describe("reading order of asides", () => {
       inOrder(md, ["First paragraph begins.", "Second paragraph begins.", "Last paragraph begins.", "Main flow ends here.", "Side panel", "Panel first sentence here.", "Panel closing words."])
     }))
 
+  it.effect("a panel beside the columns under a deck is still read after the main flow (the deck is not running text)", () =>
+    Effect.gen(function*() {
+      const md = yield* read("sidebar-beside-deck")
+      inOrder(md, ["The deck runs across the page", "First paragraph begins.", "Second paragraph begins.", "Last paragraph begins.", "Main flow ends here.", "Side panel", "Panel first sentence here.", "Panel closing words."])
+    }))
+
   it.effect("a pull quote does not split the sentence it interrupts; it follows its paragraph, as text", () =>
     Effect.gen(function*() {
       const md = yield* read("pull-quote")

@@ -105,7 +105,7 @@ export const serveFromEnv = async (overrides: Partial<ServerConfig> = {}, hooks:
   const replica = fleet.replicaLayer({
     url: Redacted.make(database),
     pagesAbove: pagesAbove === "off" ? Infinity : pagesAbove,
-    countPages: (bytes) => Strata.pdfPageCount(bytes)
+    countPages: (bytes) => Strata.countPdfPages(bytes)
   })
   await serveUntilSignal({ pipeline: Layer.merge(Strata.StrataLive, replica), config, ...hooks })
 }

@@ -8,6 +8,8 @@
 export { layer, ReaderResources, ReadersLive, StrataLive } from "./Live.ts"
 export { lazyOcrLayer } from "./LazyOcr.ts"
 export { HeuristicLayout, HeuristicReadingOrder, HeuristicTables } from "@strata/pdf"
-/** A PDF's page count from its trailer and page tree, without reading a page (what a replica queues on). */
+/** A PDF's page count from its trailer and page tree, without reading a page, on this thread. */
 export { pdfPageCount } from "@strata/pdf"
+/** The same count in a reader process when there is a pool of them (what a replica queues on). */
+export { countPdfPages } from "./PageCount.ts"
 export { validateParseOptions, validateScrapeRequest } from "@strata/core"

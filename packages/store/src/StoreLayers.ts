@@ -79,6 +79,18 @@ const sealerOf = (options: RecordKeyOptions, random: boolean): Effect.Effect<Sea
 }
 
 /**
+ * Opening and migrating again while SQLite says the file is locked past its busy timeout: processes
+ * starting together on one file (each migrating, switching it to WAL) on a loaded machine can wait
+ * on each other longer than one 5 s timeout (seen as `database is locked` at load 13-15). About
+ * 25 s in all; any other error fails at once.
+ */
+const whileLocked = {
+  schedule: Schedule.exponential("50 millis"),
+  times: 9,
+  while: (error: SqlError.SqlError) => error.reason._tag === "LockTimeoutError" || /database is locked|SQLITE_BUSY/i.test(error.message)
+}
+
+/**
  * The store over the client `acquire` opens: migrations first, then the methods; the client closes
  * with the layer. Old idempotency records, expired concurrency slots (and, kept in the database,
  * idle rate-limit counters) are deleted at start and every hour by a fiber in the layer's scope.
@@ -92,9 +104,10 @@ const fromClient = (
 ): Layer.Layer<StoreServices, StoreError> => {
   const layer = Layer.effectContext(
     Effect.gen(function*() {
-      const sql = yield* acquire.pipe(Effect.mapError(unavailable(operation)))
+      const sql = yield* acquire.pipe(Effect.retry(whileLocked), Effect.mapError(unavailable(operation)))
       // The pool connects on first use, so a database that cannot be reached shows up here.
       yield* migrate(sql).pipe(
+        Effect.retry(whileLocked),
         Effect.mapError((error) =>
           new StoreError({
             reason: error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError"

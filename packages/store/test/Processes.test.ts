@@ -74,6 +74,20 @@ describe("Store on sqlite: processes", () => {
       assert.deepStrictEqual(rows.map((row) => [row.id, row.n]), migrations.map((migration) => [migration.id, 1]))
     }))
 
+  it.live("a store opening while another process holds the file's write lock past the busy timeout waits for it", () =>
+    Effect.gen(function*() {
+      const filename = join(tempDir(), "strata.db")
+      yield* useStore((store) => store.setTeam("acme", { credits: 5 })).pipe(Effect.provide(sqliteAt(filename)))
+      // Another process's long write: the lock held 7 s, past the 5 s busy timeout of one attempt.
+      const holder = startWriter([filename, "hold", "7000"])
+      yield* Effect.promise(() => waitFor(() => holder.lines.includes("locked"), "the lock to be held"))
+      const started = Date.now()
+      const team = yield* useStore((store) => store.getTeam("acme")).pipe(Effect.provide(sqliteAt(filename)))
+      assert.strictEqual(Option.getOrThrow(team).credits, 5)
+      assert.isAtLeast(Date.now() - started, 5000)
+      assert.strictEqual(yield* Effect.promise(() => holder.exited), 0)
+    }), { timeout: 60_000 })
+
   it.live("kill -9 of two processes writing: the file is intact and no committed charge is lost", () =>
     Effect.gen(function*() {
       const filename = join(tempDir(), "strata.db")

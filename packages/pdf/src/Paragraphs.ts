@@ -139,9 +139,12 @@ export const groupLines = (lines: ReadonlyArray<Line>, indents: ReadonlyArray<nu
       if (marker && !line.mono) continue
       if (block.kind === "list_item" && line.x0 < block.lines[0].x0 + 0.5 * line.size && !block.lines[0].mono) continue
       // A first-line indent after a finished sentence starts a paragraph.
+      // A ragged line may stop short of the block's right edge: only an indent the page repeats
+      // is taken without its line running to the edge.
       const indent = line.x0 - block.x0
-      if (block.lines.length >= 2 && (indent > PLAIN_INDENT * line.size || indents.some((i) => Math.abs(indent - i) <= 0.75)) &&
-        indent < 5 * line.size && endsSentence(last.text) && Math.abs(line.x1 - block.x1) < 2 * line.size) continue
+      const measured = indents.some((i) => Math.abs(indent - i) <= 0.75)
+      if (block.lines.length >= 2 && indent < 5 * line.size && endsSentence(last.text) &&
+        (measured || (indent > PLAIN_INDENT * line.size && Math.abs(line.x1 - block.x1) < 2 * line.size))) continue
       // A short line ending a sentence, in a block whose lines run full width, ended the paragraph.
       if (block.lines.length >= 2 && endsSentence(last.text) && last.x1 < block.x1 - 0.3 * (block.x1 - block.x0) &&
         Math.abs(line.x0 - block.x0) < 0.5 * line.size && gap > 0) continue

@@ -20,6 +20,13 @@ const COLUMNS_FIRST = 0.6
 
 interface Gap { at: number; size: number }
 
+/**
+ * A block spanning the region may overlap the line above or below it by this much (points) and
+ * still be cut from it: a figure's box drawn with its margin reached 1.2 pt into the last line
+ * above it, no gap was left, and the whole band above it was read top to bottom across columns.
+ */
+const TOUCHING = 2
+
 const largestGap = (blocks: ReadonlyArray<LayoutBlock>, lo: (b: LayoutBlock) => number, hi: (b: LayoutBlock) => number): Gap | undefined => {
   const sorted = [...blocks].sort((a, b) => lo(a) - lo(b))
   let best: Gap | undefined
@@ -51,7 +58,7 @@ const spanningGap = (blocks: ReadonlyArray<LayoutBlock>): Gap | undefined => {
   for (let i = 1; i < sorted.length; i++) {
     const start = sorted[i].top
     const size = start - reach
-    if (size > 0 && (wide(last) || wide(sorted[i])) && (best === undefined || size > best.size)) best = { at: (reach + start) / 2, size }
+    if (size > -TOUCHING && (wide(last) || wide(sorted[i])) && (best === undefined || size > best.size)) best = { at: (reach + start) / 2, size }
     if (sorted[i].bottom >= reach) { reach = sorted[i].bottom; last = sorted[i] }
   }
   return best

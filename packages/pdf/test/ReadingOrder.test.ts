@@ -86,6 +86,19 @@ describe("reading order of asides", () => {
       inOrder(md, ["First paragraph begins.", "Second paragraph begins.", "Third paragraph begins.", "Fourth paragraph begins.", "signal north silver. Orchard"])
     }))
 
+  it.effect("an indent the page repeats starts a paragraph even where its ragged first line stops short", () =>
+    Effect.gen(function*() {
+      const md = yield* read("ragged-indent")
+      for (const letter of "ABCDEF") assert.match(md, new RegExp(`(^|\\n\\n)Paragraph ${letter} begins\\.`), md)
+    }))
+
+  it.effect("a picture across the columns whose box reaches a point into the lines above still divides the bands", () =>
+    Effect.gen(function*() {
+      const md = yield* read("figure-touching-text")
+      // The first band is read column by column (read top to bottom across them, its paragraphs interleaved).
+      inOrder(md, ["First paragraph begins.", "Second paragraph begins.", JOINED, "<!-- image -->", "Third paragraph begins."])
+    }))
+
   it.effect("a figure and caption between two bands of columns: the paragraph is read whole, the caption stays with its picture", () =>
     Effect.gen(function*() {
       const md = yield* read("caption-between-columns")

@@ -18,7 +18,7 @@
  *
  * Seeds 0-39 tune, 1000-1039 are held out. Variants run side by side in one process.
  *
- *   node -C @strata/source bench/pdf/ArticleOrder.ts [--seeds tune|held-out] [--count 40] [--learned] [--no-docling] [--write]
+ *   node -C @strata/source bench/pdf/ArticleOrder.ts [--seeds tune|held-out] [--count 40] [--learned] [--no-docling] [--write] [--why]
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"

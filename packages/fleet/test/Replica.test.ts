@@ -10,44 +10,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { DocumentUnreadable, JobQueue, jobIdFor, type ParseOptions, QueuedParse, ScrapeError, scrapeError } from "@strata/core"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Schema } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { afterAll, beforeAll } from "vitest"
-import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
-import { FLEET_QUEUE, layer, ParseJob, ParseJobs, parseJobKey, queuedParseLayer } from "../src/index.ts"
-import { make as makeParseJobs } from "../src/ParseJobs.ts"
+import { DocumentUnreadable, jobIdFor, QueuedParse, ScrapeError, scrapeError } from "@strata/core"
+import { Deferred, Effect, Exit, Fiber, Option, Schema } from "effect"
+import { FLEET_QUEUE, ParseJobs, parseJobKey } from "../src/index.ts"
+import { file, options, parseRow, replicaServices, usePostgres, work } from "./support/ReplicaHarness.ts"
 
-let postgres: TempPostgres
-let databases = 0
-beforeAll(async () => {
-  postgres = await startPostgres()
-}, 120_000)
-afterAll(() => postgres?.stop())
+const postgres = usePostgres("replica")
 
-const file = { bytes: new Uint8Array(Buffer.from("%PDF-1.7\n")), fileName: "long.pdf", contentType: "application/pdf" }
-const options = { formats: ["markdown"], timeout: 20_000 } as unknown as ParseOptions
-
-/** The replica's services, plus the SQL client and queue a test reaches around them. */
-const replicaOn = (pages: number | undefined) => {
-  const url = Redacted.make(postgres.createDatabase(`replica${process.pid}_${++databases}`))
-  const sql = PgClient.layer({ url, maxConnections: 2 }).pipe(Layer.provide(Reactivity.layer))
-  const jobs = Layer.effect(ParseJobs, Effect.flatMap(PgClient.PgClient, makeParseJobs)).pipe(Layer.provideMerge(sql))
-  const queue = layer({ url })
-  return queuedParseLayer({ pagesAbove: 5, countPages: () => Effect.succeed(pages) }).pipe(
-    Layer.provideMerge(Layer.merge(jobs, queue))
-  )
-}
-
-/** A worker in this process: `answer` decides what each attempt does with the row. */
-const work = (answer: (id: string, attempt: number) => Effect.Effect<void, unknown, ParseJobs>) =>
-  Effect.gen(function*() {
-    const queue = yield* JobQueue
-    const jobs = yield* ParseJobs
-    yield* queue.work(FLEET_QUEUE, { slots: 1 }, (job) =>
-      Effect.flatMap(Schema.decodeUnknownEffect(ParseJob)(job.data), ({ parseJob }) =>
-        answer(parseJob, job.attempt).pipe(Effect.provideService(ParseJobs, jobs))))
-  })
+/** The replica's services on a fresh database; every upload counts `pages` pages. */
+const replicaOn = (pages: number | undefined) => replicaServices(postgres.database(), pages)
 
 const rows = Effect.flatMap(PgClient.PgClient, (sql) => sql<{ n: unknown }>`SELECT count(*) AS n FROM fleet_parse_jobs`).pipe(
   Effect.map((found) => Number(found[0]!.n))
@@ -134,13 +105,7 @@ describe("QueuedParse on Postgres", () => {
       const expiryFor = (timeout: number) =>
         Effect.gen(function*() {
           const waiting = yield* Effect.forkChild(queued.parse(file, { ...options, timeout }))
-          const id = yield* Effect.gen(function*() {
-            while (true) {
-              const found = yield* Effect.flatMap(PgClient.PgClient, (sql) => sql<{ id: string }>`SELECT id FROM fleet_parse_jobs`)
-              if (found.length > 0) return found[0]!.id
-              yield* Effect.sleep("20 millis")
-            }
-          })
+          const id = yield* parseRow
           const [row] = yield* expiries(id)
           yield* Fiber.interrupt(waiting)
           return row!.expire_seconds

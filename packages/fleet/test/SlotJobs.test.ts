@@ -12,35 +12,20 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { HeldSlot, JobQueue, jobIdFor, type ParseOptions, QueuedParse, Store } from "@strata/core"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Schema } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { afterAll, beforeAll } from "vitest"
+import { HeldSlot, JobQueue, jobIdFor, QueuedParse, Store } from "@strata/core"
+import { Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { layerPg } from "../../store/src/index.ts"
-import { startPostgres, type TempPostgres } from "../../store/test/support/TempPostgres.ts"
-import { FLEET_QUEUE, layer, ParseJob, ParseJobs, parseJobKey, queuedParseLayer } from "../src/index.ts"
-import { make as makeParseJobs } from "../src/ParseJobs.ts"
+import { FLEET_QUEUE, ParseJobs, parseJobKey } from "../src/index.ts"
+import { file, options, parseRow, parseRows, replicaServices, usePostgres, work } from "./support/ReplicaHarness.ts"
 
-let postgres: TempPostgres
-let databases = 0
-beforeAll(async () => {
-  postgres = await startPostgres()
-}, 120_000)
-afterAll(() => postgres?.stop())
-
-const file = { bytes: new Uint8Array(Buffer.from("%PDF-1.7\n")), fileName: "long.pdf", contentType: "application/pdf" }
-const options = { formats: ["markdown"], timeout: 20_000 } as unknown as ParseOptions
+const postgres = usePostgres("slots")
 const team = "acme"
 
-/** A replica on one fresh database: its queued parse, the store, and the SQL client the test reads through. */
+/** A replica on one fresh database, with the Postgres store beside it. */
 const replica = () => {
-  const url = Redacted.make(postgres.createDatabase(`slots${process.pid}_${++databases}`))
-  const sql = PgClient.layer({ url, maxConnections: 2 }).pipe(Layer.provide(Reactivity.layer))
-  const jobs = Layer.effect(ParseJobs, Effect.flatMap(PgClient.PgClient, makeParseJobs)).pipe(Layer.provideMerge(sql))
-  const queue = layer({ url })
-  const store = layerPg({ url, maxConnections: 3, cacheMaxBytes: 1 << 20, recordSecret: "a-test-secret-of-16+" })
-  return queuedParseLayer({ pagesAbove: 5, countPages: () => Effect.succeed(12) }).pipe(
-    Layer.provideMerge(Layer.mergeAll(jobs, queue, store))
+  const url = postgres.database()
+  return replicaServices(url, 12).pipe(
+    Layer.provideMerge(layerPg({ url, maxConnections: 3, cacheMaxBytes: 1 << 20, recordSecret: "a-test-secret-of-16+" }))
   )
 }
 
@@ -52,27 +37,6 @@ const ask = (leaseId: string, leaseMs = 30_000) =>
 
 const acquired = { _tag: "Acquired" } as const
 const queuedFirst = { _tag: "Queued", position: 1 } as const
-
-/** A worker in this process: `answer` decides what each attempt does with its row. */
-const work = (answer: (id: string, attempt: number) => Effect.Effect<void, unknown, ParseJobs>) =>
-  Effect.gen(function*() {
-    const queue = yield* JobQueue
-    const jobs = yield* ParseJobs
-    yield* queue.work(FLEET_QUEUE, { slots: 1 }, (job) =>
-      Effect.flatMap(Schema.decodeUnknownEffect(ParseJob)(job.data), ({ parseJob }) =>
-        answer(parseJob, job.attempt).pipe(Effect.provideService(ParseJobs, jobs))))
-  })
-
-const parseRows = Effect.flatMap(PgClient.PgClient, (sql) => sql<{ id: string }>`SELECT id FROM fleet_parse_jobs`)
-
-/** The one parse row's id, once the replica has put it. */
-const parseRow = Effect.gen(function*() {
-  while (true) {
-    const found = yield* parseRows
-    if (found.length > 0) return found[0]!.id
-    yield* Effect.sleep("20 millis")
-  }
-})
 
 const slotState = (leaseId: string) =>
   Effect.flatMap(PgClient.PgClient, (sql) => sql<{ state: string }>`SELECT state FROM concurrency_slots WHERE lease_id = ${leaseId}`).pipe(

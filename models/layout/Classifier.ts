@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { documentRows, FEATURES, type PageSnapshot } from "./Features.ts"
-import { decide } from "../../packages/pdf/src/LayoutDecision.ts"
+import { decide, decidePage } from "../../packages/pdf/src/LayoutDecision.ts"
 import { predict, type TreeModel } from "./Trees.ts"
 
 export const modelPath = new URL("./classifier.json", import.meta.url)
@@ -23,14 +23,17 @@ export interface Labelled {
   /** The model's most probable label and its probability. */
   readonly label: string
   readonly confidence: number
-  /** The kind the learned layer keeps (packages/pdf LayoutDecision.ts): the model's at or above `gate`, else the heuristic's. */
+  /** The kind the learned layer keeps (packages/pdf LayoutDecision.ts): the model's at or above `gate` where the page agrees, else the heuristic's. */
   readonly gated: string
+  /** The kind block by block, without the page's constraints (LayoutDecision.ts `decide`): the layer before them. */
+  readonly alone: string
 }
 
 /** Per page, per block (the snapshots' order): the model's label, gated at `gate` (the model's own by default). */
 export const classify = (model: TreeModel, pages: ReadonlyArray<PageSnapshot>, gate = model.gate ?? 0): Array<Array<Labelled>> =>
-  documentRows(pages).map((rows, p) => rows.map((row, i) => {
-    const block = pages[p].blocks[i]
-    const d = decide(model.classes, predict(model, row), block.kind, gate, block.structured)
-    return { label: d.label, confidence: d.confidence, gated: d.kind }
-  }))
+  documentRows(pages).map((rows, p) => {
+    const probs = rows.map((row) => predict(model, row)), blocks = pages[p].blocks
+    return decidePage(model.classes, (i) => probs[i], blocks, gate).map((d, i) => ({
+      label: d.label, confidence: d.confidence, gated: d.kind, alone: decide(model.classes, probs[i], blocks[i].kind, gate, blocks[i].structured).kind
+    }))
+  })

@@ -21,7 +21,7 @@ import { writeFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { docbankDocuments, docbankFiles, generatedDocuments, type LabelledDocument, relabelled } from "../../bench/pdf/LayoutData.ts"
 import { type Box, foldLabel, LABELS, matchRegion, scorePage, scores, tally } from "../../bench/pdf/LayoutMetric.ts"
-import { decide } from "../../packages/pdf/src/LayoutDecision.ts"
+import { decidePage } from "../../packages/pdf/src/LayoutDecision.ts"
 import { modelPath } from "./Classifier.ts"
 import { documentRows, FEATURES } from "./Features.ts"
 import { predict, train } from "./Trees.ts"
@@ -85,7 +85,7 @@ const sweep = async (documents: AsyncIterable<LabelledDocument>) => {
   for await (const doc of documents) {
     const probs = documentRows(doc.snapshots).map((rows) => rows.map((row) => predict(fitted, row)))
     GATES.forEach((gate, g) => {
-      const labels = probs.map((page, p) => page.map((pr, i) => decide(fitted.classes, pr, doc.snapshots[p].blocks[i].kind, gate, doc.snapshots[p].blocks[i].structured).kind))
+      const labels = probs.map((page, p) => decidePage(fitted.classes, (i) => page[i], doc.snapshots[p].blocks, gate).map((d) => d.kind))
       relabelled(doc, labels).forEach((ours, i) => scorePage(tallies[g], ours, doc.pages[i].truth))
     })
   }

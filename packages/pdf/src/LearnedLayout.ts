@@ -5,8 +5,9 @@
  * `confidence.layout`); its `kind` becomes the model's only where the model's probability is at
  * least the gate chosen at training (below it the heuristic's kind stays, which is what kept the
  * model from losing to the heuristic on real documents), and never to or from `figure` (a picture
- * has no text to write, and text called a picture would be lost). Boxes, cuts and the heuristic's
- * structure (table grids, LaTeX, list depth) are kept.
+ * has no text to write, and text called a picture would be lost), nor to `table` for a block with
+ * no table beside it on its row (LayoutDecision.ts). Boxes, cuts and the heuristic's structure
+ * (table grids, LaTeX, list depth) are kept.
  *
  * `classifier.onnx` carries its classes, features and gate in the model's metadata
  * (`strata.layout`), so the file alone is the model. Off by default: `STRATA_PDF_LAYOUT=learned`
@@ -18,7 +19,7 @@ import { Effect, Layer, type Scope } from "effect"
 import * as ort from "onnxruntime-node"
 import { type BlockKind, Layout, type LayoutPage, StageError, Tables } from "@strata/core"
 import { heuristicLayout } from "./HeuristicLayout.ts"
-import { decide } from "./LayoutDecision.ts"
+import { decidePage } from "./LayoutDecision.ts"
 import { FEATURES, pageRows, snapshot } from "./LayoutFeatures.ts"
 
 /** The model the repository ships (models/layout/export.ts writes it). */
@@ -115,9 +116,10 @@ export const learnedLayout = (inner: Layout["Service"], classifier: LayoutClassi
           const rows = pageRows(snapshot(labelled, neighbours))
           return Effect.map(classifier.probabilities(rows), (p) => {
             const K = classifier.classes.length
+            const blocks = labelled.blocks.map((b) => ({ kind: b.kind, top: b.top, bottom: b.bottom, structured: b.table !== undefined || b.latex !== undefined }))
+            const decisions = decidePage(classifier.classes, (i) => p.subarray(i * K, (i + 1) * K), blocks, classifier.gate)
             labelled.blocks.forEach((block, i) => {
-              const structured = block.table !== undefined || block.latex !== undefined
-              const d = decide(classifier.classes, p.subarray(i * K, (i + 1) * K), block.kind, classifier.gate, structured)
+              const d = decisions[i]
               block.label = d.label
               block.confidence = Math.round(d.confidence * 1000) / 1000
               block.kind = d.kind as BlockKind

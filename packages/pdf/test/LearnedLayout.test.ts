@@ -2,7 +2,7 @@
  * The learned Layout layer: the shipped classifier.onnx loads with onnxruntime-node and scores
  * blocks as the TypeScript trees it was exported from (models/layout), the layer fills `label` and
  * `confidence.layout` on every block, and LayoutDecision keeps the heuristic's kind below the gate,
- * over built structure and around figures.
+ * over built structure, around figures, and for a table with no table beside it on its row.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs"
 import { loadModel } from "../../../models/layout/Classifier.ts"
 import { predict } from "../../../models/layout/Trees.ts"
 import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../src/index.ts"
-import { decide } from "../src/LayoutDecision.ts"
+import { decide, decidePage } from "../src/LayoutDecision.ts"
 import { capturingLayout, FEATURES, pageRows, type PageSnapshot } from "../src/LayoutFeatures.ts"
 import { defaultLayoutModel, layoutModelMeta, learnedLayout, onnxClassifier } from "../src/LearnedLayout.ts"
 import { LOREM, makePdf } from "./helpers/MakePdf.ts"
@@ -87,5 +87,20 @@ describe("LearnedLayout", () => {
     assert.strictEqual(decide(CLASSES, p("figure", 0.99), "text", 0.9, false).kind, "text")
     assert.strictEqual(decide(CLASSES, p("text", 0.99), "figure", 0.9, false).kind, "figure")
     assert.strictEqual(decide(CLASSES, p("page_footer", 0.99), "page_number", 0.9, false).kind, "page_number")
+  })
+
+  it("makes a table only beside another table on the same row", () => {
+    const p = (label: string, confidence: number) => CLASSES.map((c) => (c === label ? confidence : (1 - confidence) / (CLASSES.length - 1)))
+    const block = (kind: string, top: number, bottom: number) => ({ kind, top, bottom, structured: false })
+    const kinds = (blocks: Array<ReturnType<typeof block>>, labels: Array<string>) =>
+      decidePage(CLASSES, (i) => p(labels[i], 0.99), blocks, 0.9).map((d) => d.kind)
+    // A lone block the model calls a table (an equation number beside a formula) keeps its kind, and its label.
+    assert.deepStrictEqual(kinds([block("text", 100, 110), block("text", 100, 112)], ["table", "formula"]), ["text", "formula"])
+    assert.strictEqual(decidePage(CLASSES, () => p("table", 0.99), [block("text", 100, 110)], 0.9)[0].label, "table")
+    // Cells of one row, or a cell beside a table the heuristic found, become a table.
+    assert.deepStrictEqual(kinds([block("text", 100, 110), block("text", 101, 109), block("text", 120, 130)], ["table", "table", "table"]), ["table", "table", "text"])
+    assert.deepStrictEqual(kinds([block("table", 90, 200), block("text", 100, 110)], ["table", "table"]), ["table", "table"])
+    // Other kinds do not need a neighbour.
+    assert.deepStrictEqual(kinds([block("text", 100, 110)], ["formula"]), ["formula"])
   })
 })

@@ -1,0 +1,244 @@
+"""
+Trains the line recogniser of architecture.py on printed text lines rendered here, and reports its
+character error rate on lines in fonts it never saw. The first step toward issue 17's 1.5 s OCR
+target (bench/results/ocr-line-model-cost.md: the small model reads a dense page's lines in about
+0.9 CPU s); not yet wired into any engine.
+
+Data, made on the fly (nothing downloaded):
+- text: runs of 8-48 characters cut from the reference texts of ../shared/corpus/wcxb-dev (web
+  pages' main text, many languages; characters outside the model's set are dropped), with a
+  share of digits, prices, dates and punctuation mixed in;
+- fonts: the machine's printed TrueType faces (fc-list; monospace, math, symbol, emoji, CJK and
+  handwriting left out): DejaVu Sans and Serif, Liberation Sans and Sans Narrow to train on, and
+  Liberation Serif (Times' metrics) held out for the evaluation;
+- rendering: 20-64 px type on white or light grey, cut to the ink with a margin, scaled to 32 px
+  high, then a random mix of blur, noise, JPEG and a slight rotation (scans and photocopies).
+
+    /path/to/python models/ocr/line-model/train.py --minutes 35 --out models/ocr/line-model/small
+
+Writes `<out>.onnx` (the model, CTC log-probabilities, dynamic batch and width), `<out>.json`
+(character set, input convention, training log, evaluation) next to it.
+
+Not run to the end yet. On the 2 shared cores of 2026-11-29 (load about 3) one step of 32 lines
+took 2.1 s with one thread (data 0.07 s, forward 0.88 s, backward 1.16 s at 800 px wide; the two
+LSTM layers' backward pass is most of it), so 30 minutes is about 800 steps, far from converged,
+and the run was stopped. It wants the GPU machine when one is lent (`--threads` is for CPU), or a
+convolutional sequence head in place of the LSTM, which also reads faster.
+"""
+import argparse
+import glob
+import io
+import json
+import os
+import random
+import subprocess
+import time
+
+import numpy as np
+import torch
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from torch import nn
+
+from architecture import CHARSET, SIZES, Crnn
+
+HEIGHT = 32
+# Longer lines teach nothing new and cost the LSTM steps: a CPU run trains on short ones.
+MAX_CHARS = 48
+INDEX = {c: i + 1 for i, c in enumerate(CHARSET)}  # 0 is the CTC blank
+
+
+# Handwriting faces are issue 17's other question (bench/results/ocr-handwriting.md), not this model's.
+HANDWRITING = ("breip", "dkghandwriting", "humor sans", "kristi", "rufscript", "femkeklaver")
+# The family held out for the evaluation: a serif face (Times' metrics) the model never sees.
+HELD_OUT = ("Liberation Serif",)
+
+
+def fonts():
+    out = subprocess.run(["fc-list", ":", "file", "family"], capture_output=True, text=True).stdout.splitlines()
+    found = {}
+    for line in out:
+        path, _, family = line.partition(":")
+        path = path.strip()
+        family = family.strip().split(",")[0]
+        if not path.endswith(".ttf"):
+            continue
+        if any(k in (path + family).lower() for k in ("mono", "math", "symbol", "emoji", "cjk", "dingbat") + HANDWRITING):
+            continue
+        found.setdefault(family, []).append(path)
+    families = sorted(found)
+    held = [f for f in families if f in HELD_OUT]
+    train = [p for f in families if f not in held for p in found[f]]
+    test = [p for f in held for p in found[f]]
+    return train, test, held
+
+
+def texts():
+    pool = []
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "../../../../shared/corpus/wcxb-dev/ground-truth/*.json"))):
+        with open(path) as f:
+            truth = json.load(f).get("ground_truth", {})
+        text = truth.get("main_content") or truth.get("mainContent") or ""
+        text = " ".join("".join(c for c in text if c in INDEX or c.isspace()).split())
+        if len(text) > 40:
+            pool.append(text)
+    return pool
+
+
+def sample_text(rng, pool):
+    kind = rng.random()
+    if kind < 0.12:
+        parts = [rng.choice(["", "$", "€", "£"]) + f"{rng.randint(0, 99999):,}" + rng.choice(["", ".", ".00", "%", " kg", " m"]) for _ in range(rng.randint(1, 6))]
+        return rng.choice([" ", "  ", " | ", ", "]).join(parts)
+    if kind < 0.18:
+        return f"{rng.randint(1, 28)}/{rng.randint(1, 12)}/{rng.randint(1950, 2030)} " + rng.choice(["Section", "Table", "Fig.", "p."]) + f" {rng.randint(1, 400)}"
+    text = rng.choice(pool)
+    length = rng.randint(8, MAX_CHARS)
+    start = rng.randint(0, max(0, len(text) - length))
+    line = text[start:start + length].strip()
+    return line if line else "a"
+
+
+def render(rng, text, font_paths):
+    size = rng.randint(20, 64)
+    font = ImageFont.truetype(rng.choice(font_paths), size)
+    left, top, right, bottom = font.getbbox(text)
+    width, height = max(1, right - left), max(1, bottom - top)
+    pad = rng.randint(2, max(3, size // 4))
+    background = rng.randint(215, 255)
+    ink = rng.randint(0, 70)
+    image = Image.new("L", (width + 2 * pad, size + 2 * pad + size // 3), background)
+    ImageDraw.Draw(image).text((pad - left, pad), text, font=font, fill=ink)
+    if rng.random() < 0.3:
+        image = image.rotate(rng.uniform(-1.2, 1.2), resample=Image.BILINEAR, expand=False, fillcolor=background)
+    array = np.asarray(image)
+    rows = np.where(array.min(axis=1) < background - 40)[0]
+    if len(rows) > 0:
+        top_row, bottom_row = max(0, rows[0] - pad), min(array.shape[0], rows[-1] + pad + 1)
+        image = image.crop((0, top_row, image.width, bottom_row))
+    if rng.random() < 0.4:
+        image = image.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.3) * size / 40))
+    scale = HEIGHT / image.height
+    image = image.resize((max(8, round(image.width * scale * rng.uniform(0.9, 1.1))), HEIGHT), Image.BILINEAR)
+    array = np.asarray(image).astype(np.float32)
+    if rng.random() < 0.4:
+        array = array + np.random.default_rng(rng.randint(0, 2**31)).normal(0, rng.uniform(3, 25), array.shape)
+    array = np.clip(array, 0, 255)
+    if rng.random() < 0.3:
+        buffer = io.BytesIO()
+        Image.fromarray(array.astype(np.uint8)).save(buffer, "JPEG", quality=rng.randint(30, 80))
+        array = np.asarray(Image.open(buffer)).astype(np.float32)
+    return 1.0 - array / 255.0  # ink 1, paper 0: the input convention
+
+
+def batch_of(rng, pool, font_paths, n):
+    items = [(t, render(rng, t, font_paths)) for t in (sample_text(rng, pool) for _ in range(n))]
+    width = max(a.shape[1] for _, a in items)
+    width += (-width) % 4
+    images = np.zeros((n, 1, HEIGHT, width), np.float32)
+    for i, (_, a) in enumerate(items):
+        images[i, 0, :, : a.shape[1]] = a
+    targets = [torch.tensor([INDEX[c] for c in t], dtype=torch.long) for t, _ in items]
+    widths = torch.tensor([a.shape[1] // 4 for _, a in items], dtype=torch.long)
+    return torch.from_numpy(images), targets, widths, [t for t, _ in items]
+
+
+def decode(logprobs):
+    best = logprobs.argmax(-1).tolist()
+    out, last = [], 0
+    for k in best:
+        if k != last and k != 0:
+            out.append(CHARSET[k - 1])
+        last = k
+    return "".join(out)
+
+
+def edit_distance(a, b):
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def evaluate(model, rng, pool, font_paths, lines):
+    model.eval()
+    errors = chars = 0
+    with torch.no_grad():
+        for _ in range(lines // 32):
+            images, _, widths, truth = batch_of(rng, pool, font_paths, 32)
+            out = model(images)
+            for i, text in enumerate(truth):
+                guess = decode(out[i, : widths[i]])
+                errors += edit_distance(guess, text)
+                chars += len(text)
+    model.train()
+    return errors / max(1, chars)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", default="small", choices=sorted(SIZES))
+    parser.add_argument("--minutes", type=float, default=30)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    train_fonts, test_fonts, held = fonts()
+    pool = texts()
+    channels, hidden = SIZES[args.size]
+    model = Crnn(channels, hidden, len(CHARSET) + 1)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    ctc = nn.CTCLoss(blank=0, zero_infinity=True)
+    log = []
+    started = time.time()
+    step = 0
+    while time.time() - started < args.minutes * 60:
+        images, targets, widths, _ = batch_of(rng, pool, train_fonts, args.batch)
+        logprobs = model(images).permute(1, 0, 2)  # [steps, batch, classes]
+        loss = ctc(logprobs, torch.cat(targets), widths, torch.tensor([len(t) for t in targets]))
+        optimiser.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        optimiser.step()
+        step += 1
+        if step % 200 == 0:
+            cer = evaluate(model, random.Random(1000 + step), pool, train_fonts, 64)
+            log.append({"step": step, "minutes": round((time.time() - started) / 60, 1), "loss": round(loss.item(), 4), "cer_train_fonts": round(cer, 4)})
+            print(json.dumps(log[-1]), flush=True)
+    model.eval()
+    held_out = evaluate(model, random.Random(424242), pool, test_fonts, 512)
+    seen = evaluate(model, random.Random(434343), pool, train_fonts, 512)
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    torch.onnx.export(
+        model, (torch.rand(2, 1, HEIGHT, 400),), args.out + ".onnx", input_names=["image"], output_names=["logprobs"],
+        dynamic_axes={"image": {0: "batch", 3: "width"}, "logprobs": {0: "batch", 1: "steps"}}, opset_version=17, dynamo=False
+    )
+    card = {
+        "size": args.size,
+        "params": sum(p.numel() for p in model.parameters()),
+        "steps": step,
+        "batch": args.batch,
+        "minutes": args.minutes,
+        "threads": args.threads,
+        "input": "grey line image scaled to 32 px high, ink 1.0 and paper 0.0, width padded to a multiple of 4; output [batch, width/4, classes] CTC log-probabilities, blank 0",
+        "charset": "".join(CHARSET),
+        "fonts_train": len(train_fonts),
+        "fonts_held_out": len(test_fonts),
+        "families_held_out": held,
+        "cer_held_out_fonts": round(held_out, 4),
+        "cer_training_fonts": round(seen, 4),
+        "log": log,
+    }
+    with open(args.out + ".json", "w") as f:
+        json.dump(card, f, indent=1)
+    print(json.dumps({k: card[k] for k in ("steps", "cer_held_out_fonts", "cer_training_fonts")}))
+
+
+if __name__ == "__main__":
+    main()

@@ -39,6 +39,8 @@ interface Variant {
   readonly note: string
 }
 
+const NO_DICTIONARY = { load_system_dawg: "0", load_freq_dawg: "0" }
+
 const VARIANTS: Record<string, Variant> = {
   baseline: { engine: { model: "best_int" }, note: "as shipped before issue 17: best_int LSTM, PSM auto, 300 dpi, inverted retry on" },
   fast: { engine: { model: "fast" }, note: "tessdata_fast (Debian's tesseract-ocr-eng), 300 dpi" },
@@ -48,7 +50,18 @@ const VARIANTS: Record<string, Variant> = {
   "dpi-250": { engine: { model: "best_int", dpi: 250 }, note: "best_int, the scan resized to 250 dpi (lanczos3) by the reader" },
   "dpi-200": { engine: { model: "best_int", dpi: 200 }, note: "best_int, the scan resized to 200 dpi" },
   "dpi-200-no-invert": { engine: { model: "best_int", dpi: 200, invert: false }, note: "best_int, 200 dpi and tessedit_do_invert=0" },
-  legacy: { engine: { recogniser: "legacy" }, note: "tesseract's legacy classifier (OEM 0, the 4.0.0 file), 300 dpi" }
+  legacy: { engine: { recogniser: "legacy" }, note: "tesseract's legacy classifier (OEM 0, the 4.0.0 file), 300 dpi" },
+  // The speed screen (bench/results/ocr-dense-speed.md): dictionaries, our own layout, narrowing, and their combinations.
+  "fast-nodict": { engine: { model: "fast", parameters: NO_DICTIONARY }, note: "tessdata_fast, 300 dpi, load_system_dawg=0 and load_freq_dawg=0 (set at init)" },
+  "fast-blocks": { engine: { model: "fast", layout: "blocks" }, note: "tessdata_fast, 300 dpi, our XY cut (Regions.ts) and each block read with PSM 6" },
+  "fast-lines": { engine: { model: "fast", layout: "lines" }, note: "tessdata_fast, 300 dpi, our XY cut into lines and each line read with PSM 7" },
+  "best_int-sq85": { engine: { model: "best_int", squeeze: 0.85 }, note: "best_int, 300 dpi, the page narrowed to 0.85 of its width" },
+  "best_int-sq75": { engine: { model: "best_int", squeeze: 0.75 }, note: "best_int, 300 dpi, the page narrowed to 0.75 of its width" },
+  "fast-sq75": { engine: { model: "fast", squeeze: 0.75 }, note: "tessdata_fast, 300 dpi, the page narrowed to 0.75 of its width" },
+  "best_int-dpi-200-sq75": { engine: { model: "best_int", dpi: 200, squeeze: 0.75 }, note: "best_int, 200 dpi, narrowed to 0.75" },
+  "fast-dpi-200-sq75": { engine: { model: "fast", dpi: 200, squeeze: 0.75 }, note: "tessdata_fast, 200 dpi, narrowed to 0.75" },
+  "fast-dpi-200-sq65": { engine: { model: "fast", dpi: 200, squeeze: 0.65 }, note: "tessdata_fast, 200 dpi, narrowed to 0.65" },
+  "fast-dpi-200-sq75-lines": { engine: { model: "fast", dpi: 200, squeeze: 0.75, layout: "lines" }, note: "tessdata_fast, 200 dpi, narrowed to 0.75, our lines read with PSM 7" }
 }
 const CONDITIONS = (option("--conditions") ?? "clean,scanned,harsh").split(",")
 

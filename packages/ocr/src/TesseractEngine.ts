@@ -15,10 +15,11 @@ import { createWorker, OEM, PSM } from "tesseract.js"
 import type { Worker } from "tesseract.js"
 import { OcrEngine, OcrEngineUnavailable, OcrError } from "@strata/core"
 import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@strata/core"
-import { binarise } from "./ImageOps.ts"
+import { binarise, graySharp, toGrayPixels } from "./ImageOps.ts"
 import type { Gray } from "./ImageOps.ts"
 import { makeThroughput } from "./Throughput.ts"
 import { encodePgm, engineFailed, lineConfidence, meanConfidence, prepare, withinDeadline } from "./Prepare.ts"
+import { crop, linesOf, segment } from "./Regions.ts"
 import { resolveModel } from "./TesseractModel.ts"
 import type { TesseractModel, TesseractModelChoice } from "./TesseractModel.ts"
 
@@ -69,6 +70,36 @@ export interface TesseractOptions {
    * remaining errors are read with high confidence, which no threshold catches.
    */
   readonly reread?: number | undefined
+  /**
+   * Horizontal scale (0 < x <= 1) applied to the page before tesseract reads it; word boxes are
+   * scaled back. Default 1. Tesseract's LSTM scales every text line to a fixed height (36 px)
+   * and takes one step per 3 px of the scaled width, so its cost follows a line's width over
+   * its height: narrowing the page is the one lever that cuts the network's steps (a lower dpi
+   * does not: lines are scaled back up to 36 px). On dense A4 (bench/results/ocr-dense-speed.md,
+   * tuning and held-out pages, 2 rounds each) best_int at 0.75 cost 3.9-4.4 CPU s a page against
+   * 4.6-5.8 with CER 0.01-0.14% against 0.00-0.12%; tessdata_fast at 200 dpi and 0.75, the
+   * cheapest setting that still reads well, 2.2-2.9 s at CER 0.07-0.31%; at 0.65 2.1-2.7 s and
+   * CER up to 0.6%. Off by default: it buys 15-25%, not the 1.5 s target, and narrows digits and
+   * punctuation first (`62.55` read as `62:55`).
+   */
+  readonly squeeze?: number | undefined
+  /**
+   * Who finds the text: `tesseract` (default: its page layout analysis, PSM auto), `blocks` (our
+   * own XY cut, Regions.ts, and each block read as one uniform block, PSM 6) or `lines` (each
+   * line of those blocks read as one line, PSM 7). Ours skips tesseract's column finding, tab
+   * stops and rule removal (we whiten long rules ourselves). Tesseract's layout analysis is about
+   * 0.6 of a fast page's 3.1 CPU s, but the recognition after it stays and ours costs 0.1-0.25 s
+   * on the calling thread: on dense A4 both landed within the noise of PSM auto (±10%), and our
+   * blocks cost more on bad photocopies (bench/results/ocr-dense-speed-layout*.md); off by default.
+   */
+  readonly layout?: "tesseract" | "blocks" | "lines" | undefined
+  /**
+   * Tesseract parameters set when the worker starts (so init-only ones such as
+   * `load_system_dawg` take effect too), e.g. `{ load_system_dawg: "0", load_freq_dawg: "0" }`.
+   * Dictionaries off changed neither the text nor the time of dense A4 pages (the beam search
+   * over the dictionaries is about 2% of a native tesseract profile).
+   */
+  readonly parameters?: Readonly<Record<string, string>> | undefined
 }
 
 const ENGINE = "tesseract"
@@ -85,9 +116,9 @@ const startWorker = async (model: TesseractModel, cachePath: string, options: Te
     // Ignored by the Node adapter (it requires tesseract.js-core), set so nothing can point at a CDN.
     corePath: dirname(require.resolve("tesseract.js-core/package.json")),
     errorHandler: () => undefined
-  })
+  }, options.parameters === undefined ? undefined : { ...options.parameters })
   await worker.setParameters({
-    tessedit_pageseg_mode: PSM.AUTO,
+    tessedit_pageseg_mode: options.layout === "blocks" ? PSM.SINGLE_BLOCK : options.layout === "lines" ? PSM.SINGLE_LINE : PSM.AUTO,
     preserve_interword_spaces: "0",
     tessedit_do_invert: options.invert === false ? "0" : "1"
   })
@@ -130,6 +161,21 @@ const cropLine = (gray: Gray, [x0, y0, x1, y1]: readonly [number, number, number
   for (let row = 0; row < height; row++) data.set(gray.data.subarray((y + row) * gray.width + x, (y + row) * gray.width + x + width), row * width)
   return { gray: { data, width, height }, x, y }
 }
+
+/** A line's boxes moved by (dx, dy) and then stretched horizontally by `fx`, back into page pixels. */
+const placeLine = (line: OcrLine, fx: number, dx: number, dy: number): OcrLine => {
+  const place = ([x0, y0, x1, y1]: readonly [number, number, number, number]): [number, number, number, number] => [
+    (x0 + dx) * fx,
+    y0 + dy,
+    (x1 + dx) * fx,
+    y1 + dy
+  ]
+  return { ...line, bbox: place(line.bbox), words: line.words.map((word) => ({ ...word, bbox: place(word.bbox) })) }
+}
+
+/** The page narrowed to `factor` of its width (lanczos3), its height kept: fewer LSTM steps a line (see `squeeze`). */
+const narrow = (gray: Gray, factor: number): Promise<Gray> =>
+  toGrayPixels(graySharp(gray).resize(Math.max(8, Math.round(gray.width * factor)), gray.height, { fit: "fill", kernel: "lanczos3" }))
 
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0)
 
@@ -212,6 +258,8 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
       return out
     })
 
+  const squeeze = options.squeeze ?? 1
+  const layout = options.layout ?? "tesseract"
   const readLines = (gray: Gray, recognizeOptions: RecognizeOptions | undefined) => {
     const input = options.binarise === true ? binarise(gray) : gray
     const run = Effect.gen(function*() {
@@ -221,13 +269,29 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
         yield* Effect.tryPromise({ try: () => w.setParameters({ user_defined_dpi: String(Math.round(dpi)) }), catch: engineFailed(ENGINE) })
         lastDpi = dpi
       }
-      const result = yield* Effect.tryPromise({
-        try: () => w.recognize(Buffer.from(encodePgm(input)), {}, { blocks: true, text: false }),
-        catch: engineFailed(ENGINE)
-      })
-      const lines = toLines(result.data.blocks)
+      const page = squeeze < 1 ? yield* Effect.tryPromise({ try: () => narrow(input, squeeze), catch: engineFailed(ENGINE) }) : input
+      let lines: Array<OcrLine> = []
+      if (layout === "tesseract") {
+        const result = yield* Effect.tryPromise({
+          try: () => w.recognize(Buffer.from(encodePgm(page)), {}, { blocks: true, text: false }),
+          catch: engineFailed(ENGINE)
+        })
+        lines = toLines(result.data.blocks)
+      } else {
+        const found = segment(page, { dpi })
+        const boxes = layout === "lines" ? found.blocks.flatMap((b) => linesOf(page, found.threshold, b, dpi)) : found.blocks
+        for (const box of boxes) {
+          const result = yield* Effect.tryPromise({
+            try: () => w.recognize(Buffer.from(encodePgm(crop(page, found.rules, box))), {}, { blocks: true, text: false }),
+            catch: engineFailed(ENGINE)
+          })
+          for (const line of toLines(result.data.blocks)) lines.push(placeLine(line, 1, box[0], box[1]))
+        }
+      }
       const threshold = options.reread ?? 0
-      return threshold > 0 ? yield* rereadLines(input, lines, threshold, dpi) : lines
+      if (threshold > 0) lines = yield* rereadLines(page, lines, threshold, dpi)
+      // Back by the width actually made (rounded), not by 1 / squeeze.
+      return page === input ? lines : lines.map((line) => placeLine(line, input.width / page.width, 0, 0))
     })
     return lock.withPermits(1)(
       withinDeadline(ENGINE, run, recognizeOptions?.deadline, () => {

@@ -59,7 +59,7 @@ const program = Effect.gen(function*() {
   for (const count of Object.values(ways)) yield* count(small)
   const rows: Array<{ way: string; doc: string; pages: number | undefined; stall: Array<number>; wall: Array<number> }> = []
   for (const [doc, bytes] of Object.entries(docs)) {
-    for (const [way, count] of Object.entries(ways)) rows.push({ way, doc, pages: undefined, stall: [], wall: [] })
+    for (const way of Object.keys(ways)) rows.push({ way, doc, pages: undefined, stall: [], wall: [] })
     for (let round = 0; round < rounds; round++) {
       for (const [way, count] of Object.entries(ways)) {
         const row = rows.find((r) => r.way === way && r.doc === doc)!

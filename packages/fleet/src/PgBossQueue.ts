@@ -59,6 +59,9 @@ const HEARTBEAT_REFRESH_SECONDS = 1
 const SUPERVISE_SECONDS = 1
 /** Past the attempt's own deadline, how long pg-boss waits before it expires a job (a stuck worker). */
 const EXPIRY_GRACE_SECONDS = 30
+/** pg-boss's expiry of a job whose attempts have `deadlineMs`; `deadlineOf` reads it back. */
+const expiryOf = (deadlineMs: number): number => Math.ceil(deadlineMs / 1000) + EXPIRY_GRACE_SECONDS
+const deadlineOf = (expireInSeconds: number): number => Math.max(1000, (expireInSeconds - EXPIRY_GRACE_SECONDS) * 1000)
 /** Rows per insert statement when enqueueing many jobs. */
 const INSERT_CHUNK = 1000
 
@@ -127,7 +130,7 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
       retryLimit: merged.retries,
       retryDelay: Math.max(1, Math.round(merged.backoffMs / 1000)),
       retryBackoff: true,
-      expireInSeconds: Math.ceil(merged.deadlineMs / 1000) + EXPIRY_GRACE_SECONDS
+      expireInSeconds: expiryOf(merged.deadlineMs)
     }
     yield* call(queue, "define", async () => {
       if ((await boss.getQueue(dead)) === null) await boss.createQueue(dead, { retryLimit: 0 }).catch(ignoreExists)
@@ -152,7 +155,7 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
         const id = ids[i]!
         if (seen.has(id)) return []
         seen.add(id)
-        const expiry = job.deadlineMs === undefined ? {} : { expireInSeconds: Math.ceil(job.deadlineMs / 1000) + EXPIRY_GRACE_SECONDS }
+        const expiry = job.deadlineMs === undefined ? {} : { expireInSeconds: expiryOf(job.deadlineMs) }
         return [{ id, data: job.data, priority: job.priority ?? 0, ...expiry }]
       })
       let created = 0
@@ -170,8 +173,8 @@ export const make = Effect.fn("PgBossQueue.make")(function*(options: PgBossQueue
     Effect.gen(function*() {
       const runPromise = yield* FiberSet.makeRuntimePromise<never, void, unknown>()
       const attempt = (job: { id: string; name: string; data: unknown; retryCount: number; retryLimit: number; expireInSeconds: number; signal: AbortSignal }) => {
-        // The job's expiry is its deadline (its own, or the queue's) plus the grace.
-        const deadlineMs = Math.max(1000, (job.expireInSeconds - EXPIRY_GRACE_SECONDS) * 1000)
+        // The job's expiry carries its deadline (its own, or the queue's).
+        const deadlineMs = deadlineOf(job.expireInSeconds)
         const deadline = Date.now() + deadlineMs
         const effect = Effect.suspend(() =>
           handler({

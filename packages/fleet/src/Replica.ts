@@ -36,7 +36,7 @@ import {
   TimedOut,
   type UploadedFile
 } from "@strata/core"
-import { Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { Effect, Exit, Layer, Option, type Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { RunsError } from "./CorpusRuns.ts"
 import { ParseJobs, parseJobsLayer } from "./ParseJobs.ts"
@@ -163,9 +163,12 @@ export const makeQueuedParse = Effect.fn("QueuedParse.make")(function*(options: 
         RunsError: (error) => Effect.fail(queueFailed(error.message)),
         JobQueueError: (error) => Effect.fail(queueFailed(error.message))
       }),
-      // However the wait ends (answered, timed out, the client gone): a job no worker has taken is
-      // cancelled (its slot freed), and the row goes, so a worker that took it stops at its answer.
-      Effect.ensuring(Effect.ignore(Effect.andThen(queue.cancelQueued(FLEET_QUEUE, jobId), jobs.remove(id))))
+      // However the wait ends the row goes, so a worker that took the job stops at its answer. A wait
+      // that ended without one (timed out, the client gone) also cancels the job if no worker has
+      // taken it, freeing its slot; an answered job is already a worker's, so that is not asked.
+      Effect.onExit((exit) =>
+        Effect.ignore(Exit.isSuccess(exit) ? jobs.remove(id) : Effect.andThen(queue.cancelQueued(FLEET_QUEUE, jobId), jobs.remove(id)))
+      )
     )
   }
 

@@ -21,8 +21,6 @@ const HERE_BUDGET_MS = 2_000
 /** What counting may cost in a reader: the upload's trip to it, a wait for a free one, the open. */
 const READER_BUDGET_MS = 10_000
 
-type Counted = { readonly _tag: "Counted"; readonly pages: number | undefined } | { readonly _tag: "Busy" }
-
 /** The pages of `bytes` if it is a PDF that opens (see the module comment), else `undefined`. */
 export const countPdfPages = (bytes: Uint8Array): Effect.Effect<number | undefined> =>
   Effect.gen(function*() {
@@ -30,11 +28,8 @@ export const countPdfPages = (bytes: Uint8Array): Effect.Effect<number | undefin
     const readers = yield* Effect.serviceOption(DocumentReaders)
     if (Option.isNone(readers) || readers.value.load === undefined) return yield* pdfPageCount(bytes, HERE_BUDGET_MS)
     const deadline = Date.now() + READER_BUDGET_MS
-    const counted = yield* Effect.scoped(readers.value.read({ bytes, format: "pdf", options: { mode: "fast", maxPages: 0, deadline } })).pipe(
-      Effect.map((read): Counted => ({ _tag: "Counted", pages: read.info.totalPages ?? read.info.numPages })),
-      Effect.catch((error) =>
-        Effect.succeed<Counted>(error.reason._tag === "Busy" ? { _tag: "Busy" } : { _tag: "Counted", pages: undefined })
-      )
+    return yield* Effect.scoped(readers.value.read({ bytes, format: "pdf", options: { mode: "fast", maxPages: 0, deadline } })).pipe(
+      Effect.map((read) => read.info.totalPages ?? read.info.numPages),
+      Effect.catch((error) => error.reason._tag === "Busy" ? pdfPageCount(bytes, HERE_BUDGET_MS) : Effect.succeed(undefined))
     )
-    return counted._tag === "Counted" ? counted.pages : yield* pdfPageCount(bytes, HERE_BUDGET_MS)
   })

@@ -54,7 +54,6 @@ const withLag = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     const exit = yield* Effect.exit(effect)
     const elapsedMs = performance.now() - started
     const lagMs = loop.stop()
-    if (process.env.STRATA_TEST_SHOW_LAG) console.log(`lag ${lagMs.toFixed(0)} ms of ${elapsedMs.toFixed(0)} ms`)
     return { exit, lagMs, elapsedMs }
   })
 

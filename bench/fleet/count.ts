@@ -15,15 +15,10 @@ import { cpus, loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import { Strata } from "strata"
 import { textPdf } from "../../packages/http/test/support.ts"
+import { median } from "../Stats.ts"
 
 const args = process.argv.slice(2)
 const rounds = Number(args[args.indexOf("--rounds") + 1] ?? 5) || 5
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const small = new Uint8Array(textPdf(300))
 const header = small.indexOf(0x0a) + 1

@@ -21,6 +21,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
 import { startPostgres } from "../../packages/store/test/support/TempPostgres.ts"
+import { median } from "../Stats.ts"
 
 const args = process.argv.slice(2)
 const option = (name: string): string | undefined => {
@@ -29,12 +30,6 @@ const option = (name: string): string | undefined => {
 }
 const ops = Number(option("--ops") ?? 200)
 const rounds = Number(option("--rounds") ?? 5)
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 /** Milliseconds per call of `run`, `ops` calls in sequence. */
 const perOp = <E, R>(run: (i: number) => Effect.Effect<unknown, E, R>) =>

@@ -14,6 +14,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import * as ort from "onnxruntime-node"
+import { median } from "../Stats.ts"
 
 const args = process.argv.slice(2)
 const rounds = Number(args[args.indexOf("--rounds") + 1] ?? 5) || 5
@@ -25,12 +26,6 @@ const pages = [
   { page: "two columns, 10 pt", lines: 124, width: 686 }
 ]
 const batches = [8, 16]
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 /** CPU ms to read `lines` lines of `width` px in batches of `batch`. */
 const readPage = async (session: ort.InferenceSession, lines: number, width: number, batch: number) => {

@@ -16,6 +16,7 @@ import { cpus, loadavg } from "node:os"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import type { OcrEngine } from "@strata/core"
 import { characterErrorRate } from "../../packages/ocr/src/ErrorRate.ts"
+import * as LineEngine from "../../packages/ocr/src/LineEngine.ts"
 import * as TesseractEngine from "../../packages/ocr/src/TesseractEngine.ts"
 import { resolveModel } from "../../packages/ocr/src/TesseractModel.ts"
 import { degrade, renderAll } from "../../packages/ocr/test/support/SyntheticPages.ts"
@@ -35,13 +36,22 @@ const NAME = option("--name") ?? "ocr-dense"
 const SEED = Number(option("--seed") ?? 1717)
 
 interface Variant {
+  /** A tesseract engine with these options, or, with `lines`, our own line engine (LineEngine.ts). */
   readonly engine: TesseractEngine.TesseractOptions
+  readonly lines?: LineEngine.LineEngineOptions
   readonly note: string
 }
+
+/** `--line-model path` (without `.onnx`/`.json`): another line model than the committed one, e.g. a training checkpoint. */
+const LINE_MODEL = option("--line-model")
+const lineModel = LINE_MODEL === undefined ? undefined : { onnx: `${LINE_MODEL}.onnx`, card: `${LINE_MODEL}.json` }
 
 const NO_DICTIONARY = { load_system_dawg: "0", load_freq_dawg: "0" }
 
 const VARIANTS: Record<string, Variant> = {
+  lines: { engine: {}, lines: { model: lineModel }, note: "our own engine (LineEngine.ts): Regions.ts lines read by the conv-tiny line model, no fallback" },
+  "lines-fb50": { engine: {}, lines: { model: lineModel, fallback: 0.5 }, note: "our own engine; lines whose least certain character is under 0.5 read again by tessdata_fast (PSM 7)" },
+  "lines-fb80": { engine: {}, lines: { model: lineModel, fallback: 0.8 }, note: "our own engine; lines whose least certain character is under 0.8 read again by tessdata_fast (PSM 7)" },
   baseline: { engine: { model: "best_int" }, note: "as shipped before issue 17: best_int LSTM, PSM auto, 300 dpi, inverted retry on" },
   fast: { engine: { model: "fast" }, note: "tessdata_fast (Debian's tesseract-ocr-eng), 300 dpi" },
   "fast-reread": { engine: { model: "fast", reread: 0.9 }, note: "tessdata_fast, 300 dpi; lines under 0.9 confidence read again by best_int" },
@@ -100,7 +110,9 @@ const median = (xs: ReadonlyArray<number>): number => {
 }
 
 /** `fast` or `best_int` (with the network when read from a tessdata folder), or why the variant cannot run here. */
-const modelOf = (options: TesseractEngine.TesseractOptions): string => {
+const modelOf = (variant: Variant): string => {
+  if (variant.lines !== undefined) return LINE_MODEL === undefined ? "conv-tiny" : LINE_MODEL.split("/").pop() ?? LINE_MODEL
+  const options = variant.engine
   const model = resolveModel({ model: options.model, tessdataDir: options.tessdataDir, legacy: options.recogniser === "legacy" })
   return model.name
 }
@@ -143,7 +155,7 @@ const main = async () => {
     for (const name of names) {
       const v = VARIANTS[name]
       if (v === undefined) throw new Error(`unknown variant ${name}`)
-      const engine = yield* TesseractEngine.make(v.engine)
+      const engine = v.lines !== undefined ? yield* LineEngine.make(v.lines) : yield* TesseractEngine.make(v.engine)
       engines[name] = engine
       // Warm-up: the first page pays for loading the traineddata.
       yield* readOnce(engines[name], warm, pages).pipe(Effect.asVoid)
@@ -173,7 +185,7 @@ const main = async () => {
     const cerByPage = a.cer.map(median)
     rows.push({
       variant,
-      model: modelOf(VARIANTS[variant].engine),
+      model: modelOf(VARIANTS[variant]),
       condition,
       pages: pages.length,
       cer: cerByPage.reduce((s, c) => s + c, 0) / cerByPage.length,

@@ -18,7 +18,7 @@ import { median } from "../Stats.ts"
 
 const args = process.argv.slice(2)
 const rounds = Number(args[args.indexOf("--rounds") + 1] ?? 5) || 5
-const sizes = ["tiny", "small", "base"].filter((size) => existsSync(`.tmp/ocr-line/crnn-${size}.onnx`))
+const sizes = ["tiny", "small", "base", "conv-tiny", "conv-small"].filter((size) => existsSync(`.tmp/ocr-line/crnn-${size}.onnx`))
 if (sizes.length === 0) throw new Error("no models in .tmp/ocr-line: run models/ocr/line-model/architecture.py first")
 
 const pages = [

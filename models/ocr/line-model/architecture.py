@@ -27,6 +27,12 @@ SIZES = {
     "base": ((32, 64, 128, 192), 128),
 }
 
+# The convolutional sequence head: (channels of the four conv stages, width of the 1-D head, dilations of its residual blocks).
+CONV_SIZES = {
+    "conv-tiny": ((16, 32, 64, 96), 128, (1, 2, 4)),
+    "conv-small": ((32, 64, 96, 128), 192, (1, 2, 4, 1)),
+}
+
 
 class Crnn(nn.Module):
     def __init__(self, channels, hidden, classes):
@@ -51,13 +57,54 @@ class Crnn(nn.Module):
         return self.head(out).log_softmax(-1)  # [b, w/4, classes]
 
 
+class ConvSeq(nn.Module):
+    """
+    The same image stages, then a 1-D convolutional sequence head in place of the LSTMs: a 1x3
+    convolution and residual dilated 1x3 convolutions over the width (receptive field about 30
+    steps, 120 px, two or three words at 32 px high), then a 1x1 classifier. Trains several times
+    faster than the LSTMs on a CPU, reads lines of any length the same way, and is built only from
+    operators onnxruntime runs fast on one thread.
+    """
+
+    def __init__(self, channels, width, dilations, classes):
+        super().__init__()
+        c1, c2, c3, c4 = channels
+
+        def block(cin, cout, pool):
+            return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True), nn.MaxPool2d(pool, pool)]
+
+        self.features = nn.Sequential(
+            *block(1, c1, (2, 2)), *block(c1, c2, (2, 2)), *block(c2, c3, (2, 1)), *block(c3, c4, (2, 1))
+        )
+        self.entry = nn.Sequential(nn.Conv1d(c4 * 2, width, 3, padding=1), nn.BatchNorm1d(width), nn.ReLU(inplace=True))
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Conv1d(width, width, 3, padding=d, dilation=d), nn.BatchNorm1d(width), nn.ReLU(inplace=True)) for d in dilations
+        )
+        self.head = nn.Conv1d(width, classes, 1)
+
+    def forward(self, x):  # x: [batch, 1, 32, width], 0..1
+        f = self.features(x)  # [b, c, 2, w/4]
+        b, c, h, w = f.shape
+        f = self.entry(f.reshape(b, c * h, w))
+        for block in self.blocks:
+            f = f + block(f)
+        return self.head(f).permute(0, 2, 1).log_softmax(-1)  # [b, w/4, classes]
+
+
+def build(size, classes):
+    if size in CONV_SIZES:
+        channels, width, dilations = CONV_SIZES[size]
+        return ConvSeq(channels, width, dilations, classes)
+    channels, hidden = SIZES[size]
+    return Crnn(channels, hidden, classes)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--size", default="base", choices=sorted(SIZES))
+    parser.add_argument("--size", default="base", choices=sorted(SIZES) + sorted(CONV_SIZES))
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    channels, hidden = SIZES[args.size]
-    model = Crnn(channels, hidden, len(CHARSET) + 1).eval()
+    model = build(args.size, len(CHARSET) + 1).eval()
     params = sum(p.numel() for p in model.parameters())
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     example = torch.rand(2, 1, 32, 800)

@@ -1,11 +1,13 @@
 /**
  * The engine options as a tagged union, so a pipeline (or a pool thread) can pick an engine from
- * data: `{ _tag: "tesseract", ... }` or `{ _tag: "paddle", ... }`. Tesseract is the default: on
+ * data: `{ _tag: "tesseract", ... }`, `{ _tag: "paddle", ... }` or `{ _tag: "lines", ... }` (our own line model, LineEngine.ts). Tesseract is the default: on
  * our synthetic benchmark it matches PaddleOCR's accuracy on English pages at a fraction of the
  * time per page (bench/results/ocr.md).
  */
 import type { Effect, Scope } from "effect"
 import type { OcrEngine, OcrError } from "@strata/core"
+import * as LineEngine from "./LineEngine.ts"
+import type { LineEngineOptions } from "./LineEngine.ts"
 import * as PaddleEngine from "./PaddleEngine.ts"
 import type { PaddleOptions } from "./PaddleEngine.ts"
 import * as TesseractEngine from "./TesseractEngine.ts"
@@ -14,6 +16,7 @@ import type { TesseractOptions } from "./TesseractEngine.ts"
 export type EngineChoice =
   | ({ readonly _tag: "tesseract" } & TesseractOptions)
   | ({ readonly _tag: "paddle" } & PaddleOptions)
+  | ({ readonly _tag: "lines" } & LineEngineOptions)
 
 export const defaultEngine: EngineChoice = { _tag: "tesseract" }
 
@@ -23,11 +26,13 @@ export const makeEngine = (choice: EngineChoice): Effect.Effect<OcrEngine["Servi
       return TesseractEngine.make(choice)
     case "paddle":
       return PaddleEngine.make(choice)
+    case "lines":
+      return LineEngine.make(choice)
   }
 }
 
 /** Rough working-set per engine thread (MB), measured with bench/ocr; bounds the pool size by memory. */
-export const engineMemoryMb = (choice: EngineChoice): number => (choice._tag === "tesseract" ? 250 : 450)
+export const engineMemoryMb = (choice: EngineChoice): number => ({ tesseract: 250, paddle: 450, lines: 250 })[choice._tag]
 
 /** Seconds per 300-dpi page on one core before anything is measured (bench/ocr on this machine). */
-export const engineSecondsPerPage = (choice: EngineChoice): number => (choice._tag === "tesseract" ? 2 : 6)
+export const engineSecondsPerPage = (choice: EngineChoice): number => ({ tesseract: 2, paddle: 6, lines: 1 })[choice._tag]

@@ -59,7 +59,7 @@ export const make = Effect.fn("OcrPool.make")(function*(options: OcrPoolOptions 
   const spawn = (): Slot => {
     const worker = new Worker(workerUrl, {
       // Each thread runs its engine single-threaded: the pool is the parallelism.
-      workerData: choice._tag === "paddle" ? { ...choice, threads: 1 } : choice,
+      workerData: choice._tag === "tesseract" ? choice : { ...choice, threads: 1 },
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 }
     })
     const slot: Slot = { worker, ready: Promise.resolve(), busy: undefined, timer: undefined }

@@ -191,8 +191,14 @@ export const segment = (gray: Gray, options: SegmentOptions = {}): Segmentation 
   return { blocks, threshold, rules }
 }
 
-/** Text lines inside a block: horizontal gaps in its ink, trimmed and padded; for PSM 7. */
-export const linesOf = (gray: Gray, threshold: number, [x0, y0, x1, y1]: Box, dpi = 300): Array<Box> => {
+/**
+ * Text lines inside a block: horizontal gaps in its ink, trimmed and padded; for PSM 7. Two lines
+ * meet in the gap between them: at its middle (`cut: "middle"`, tesseract's default), or at its
+ * emptiest row, the nearer the middle on ties (`"lightest"`, the line engine). Rows holding only a
+ * line's few descenders, or the next line's few ascender tips, read as gap, so a cut in the middle
+ * can run through a lone `g` or `y`, and a fixed cut lower down takes in the ascender tips below.
+ */
+export const linesOf = (gray: Gray, threshold: number, [x0, y0, x1, y1]: Box, dpi = 300, cut: "middle" | "lightest" = "middle"): Array<Box> => {
   const rows = new Int32Array(y1 - y0)
   for (let y = y0; y < y1; y++) {
     let n = 0
@@ -226,12 +232,23 @@ export const linesOf = (gray: Gray, threshold: number, [x0, y0, x1, y1]: Box, dp
     runs.splice(k, 1)
     k = Math.max(0, k - 1)
   }
-  // Each line reaches halfway into the gaps around it, so no ink between two lines is lost.
-  return runs.filter(([a, b]) => b - a >= short).map(([a, b], k, all): Box => [
+  // Each line reaches into the gaps around it, so no ink between two lines is lost.
+  const meet = (from: number, to: number): number => {
+    const middle = (from + to) / 2
+    if (cut === "middle") return middle
+    let best = from
+    for (let i = from; i < to; i++) {
+      if (rows[i] < rows[best] || (rows[i] === rows[best] && Math.abs(i + 0.5 - middle) < Math.abs(best + 0.5 - middle))) best = i
+    }
+    return best + 0.5
+  }
+  const kept = runs.filter(([a, b]) => b - a >= short)
+  const meets = kept.slice(1).map(([a], k) => meet(kept[k][1], a))
+  return kept.map(([a, b], k, all): Box => [
     x0,
-    y0 + (k === 0 ? Math.max(0, a - Math.round(short)) : Math.floor((all[k - 1][1] + a) / 2)),
+    y0 + (k === 0 ? Math.max(0, a - Math.round(short)) : Math.floor(meets[k - 1])),
     x1,
-    y0 + (k === all.length - 1 ? Math.min(rows.length, b + Math.round(short)) : Math.ceil((b + all[k + 1][0]) / 2))
+    y0 + (k === all.length - 1 ? Math.min(rows.length, b + Math.round(short)) : Math.ceil(meets[k]))
   ])
 }
 

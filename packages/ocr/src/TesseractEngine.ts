@@ -106,7 +106,7 @@ const ENGINE = "tesseract"
 
 const require = createRequire(import.meta.url)
 
-const startWorker = async (model: TesseractModel, cachePath: string, options: TesseractOptions): Promise<Worker> => {
+export const startWorker = async (model: TesseractModel, cachePath: string, options: TesseractOptions): Promise<Worker> => {
   const worker = await createWorker("eng", options.recogniser === "legacy" ? OEM.TESSERACT_ONLY : OEM.LSTM_ONLY, {
     langPath: model.langPath,
     gzip: model.gzip,
@@ -126,7 +126,7 @@ const startWorker = async (model: TesseractModel, cachePath: string, options: Te
 }
 
 /** Converts tesseract's block tree (confidences 0..100) into lines of words. */
-const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
+export const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
   const lines: Array<OcrLine> = []
   for (const block of blocks ?? []) {
     for (const para of block.paragraphs ?? []) {

@@ -7,6 +7,7 @@
 export * as TesseractEngine from "./TesseractEngine.ts"
 export * as TesseractModel from "./TesseractModel.ts"
 export * as PaddleEngine from "./PaddleEngine.ts"
+export * as LineEngine from "./LineEngine.ts"
 export * as OcrPool from "./OcrPool.ts"
 export { defaultEngine, makeEngine } from "./EngineChoice.ts"
 export type { EngineChoice } from "./EngineChoice.ts"

@@ -10,14 +10,16 @@ import { OcrEngine, type OcrError } from "@strata/core"
 import { Config, Effect, Exit, FiberSet, Layer, Option, Scope, Semaphore } from "effect"
 import { availableParallelism } from "node:os"
 
-export type OcrEngineName = "tesseract" | "paddle"
+export type OcrEngineName = "tesseract" | "paddle" | "lines"
 
 /** Seconds per page on one core (bench/ocr), until the pool has measured its own. */
-const SECONDS_PER_PAGE = { tesseract: 2, paddle: 6 } as const
+const SECONDS_PER_PAGE = { tesseract: 2, paddle: 6, lines: 1 } as const
 
-/** An engine name as written in `STRATA_OCR_ENGINE`: `paddle`, else tesseract. */
-export const ocrEngineFromEnv = (value: string | undefined): OcrEngineName =>
-  value?.trim().toLowerCase() === "paddle" ? "paddle" : "tesseract"
+/** An engine name as written in `STRATA_OCR_ENGINE`: `paddle`, `lines` (our own line model), else tesseract. */
+export const ocrEngineFromEnv = (value: string | undefined): OcrEngineName => {
+  const name = value?.trim().toLowerCase()
+  return name === "paddle" || name === "lines" ? name : "tesseract"
+}
 
 /** `STRATA_OCR_ENGINE`, read through `Config` (tesseract when unset). */
 export const ocrEngineConfig: Effect.Effect<OcrEngineName> = Config.String("STRATA_OCR_ENGINE").pipe(
@@ -84,7 +86,7 @@ export const makeLazyOcr = (engine: OcrEngineName, idleMs: number = OCR_IDLE_MS)
     const concurrency = Math.max(1, availableParallelism())
     return OcrEngine.of({
       name: engine,
-      preferredDpi: engine === "tesseract" ? 300 : 200,
+      preferredDpi: engine === "paddle" ? 200 : 300,
       concurrency,
       estimateSeconds: (pages) => current?.pool.estimateSeconds(pages) ?? (pages * SECONDS_PER_PAGE[engine]) / concurrency,
       recognize: (image, options) =>

@@ -47,7 +47,7 @@ export interface StageLayers {
 }
 
 export interface StrataOptions {
-  /** Which OCR engine reads scans: `tesseract` (default), `paddle`, or `false` to never OCR. Default: `STRATA_OCR_ENGINE`. */
+  /** Which OCR engine reads scans: `tesseract` (default), `paddle`, `lines` (our own line model), or `false` to never OCR. Default: `STRATA_OCR_ENGINE`. */
   readonly ocr?: OcrEngineName | false | undefined
   /**
    * The fetch engine's address policy. Default: `STRATA_ALLOW_PRIVATE_URLS` and

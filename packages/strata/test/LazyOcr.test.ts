@@ -16,6 +16,7 @@ describe("lazy OCR pool", () => {
   it("reads the engine from STRATA_OCR_ENGINE, tesseract by default", () => {
     expect(ocrEngineFromEnv(undefined)).toBe("tesseract")
     expect(ocrEngineFromEnv(" Paddle ")).toBe("paddle")
+    expect(ocrEngineFromEnv("LINES")).toBe("lines")
     expect(ocrEngineFromEnv("something-else")).toBe("tesseract")
   })
 

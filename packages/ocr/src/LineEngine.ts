@@ -42,8 +42,8 @@ export interface LineEngineOptions {
    * are read again by tesseract (tessdata_fast when the machine has it, else best_int) as single
    * lines; tesseract's reading replaces the model's when tesseract's confidence in it is above the
    * model's in that least certain character. 0 (default) turns it off: on the dense A4 bench the
-   * model's few errors were confident ones, and at 0.8 this tripled the CPU time and changed no
-   * character (bench/results/ocr-line-engine.md).
+   * model's few errors were confident ones, and at 0.8 this tripled the CPU time for at most 0.02
+   * points of CER either way (bench/results/ocr-line-engine.md).
    */
   readonly fallback?: number | undefined
   /**

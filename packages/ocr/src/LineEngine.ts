@@ -23,7 +23,7 @@ import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@s
 import { ctcDecode } from "./CtcDecode.ts"
 import type { CtcLine } from "./CtcDecode.ts"
 import type { Gray } from "./ImageOps.ts"
-import { encodePgm, engineFailed, lineConfidence, meanConfidence, prepare, withinDeadline } from "./Prepare.ts"
+import { encodePgm, engineFailed, lineConfidence, readUpright, withinDeadline } from "./Prepare.ts"
 import { linesOf, segment } from "./Regions.ts"
 import type { Box } from "./Regions.ts"
 import { startWorker, toLines } from "./TesseractEngine.ts"
@@ -400,19 +400,7 @@ export const make = Effect.fn("LineEngine.make")(function*(options: LineEngineOp
 
   const recognize = Effect.fn("LineEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
     const started = Date.now()
-    let { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
-    let { lines, reread } = yield* readLines(gray, recognizeOptions)
-    // As tesseract's engine does: a wrong quarter-turn guess ruins a page, so a poorly read turned page is read as given too.
-    if (orientation.rotation !== 0 && meanConfidence(lines) < 0.75) {
-      const plain = yield* prepare(ENGINE, image, { ...recognizeOptions, autoRotate: false })
-      const plainRead = yield* readLines(plain.gray, recognizeOptions)
-      if (meanConfidence(plainRead.lines) > meanConfidence(lines)) {
-        gray = plain.gray
-        orientation = plain.orientation
-        lines = plainRead.lines
-        reread = plainRead.reread
-      }
-    }
+    const { gray, orientation, read: { lines, reread } } = yield* readUpright(ENGINE, image, recognizeOptions, (page) => readLines(page, recognizeOptions))
     throughput.record((Date.now() - started) / 1000)
     const out: OcrResult = {
       engine: ENGINE,

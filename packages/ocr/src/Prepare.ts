@@ -26,6 +26,26 @@ export const prepare = (engine: string, image: OcrImage, options: RecognizeOptio
       new OcrError({ engine, reason: new OcrInvalidImage({ message: `the image could not be decoded: ${String(cause)}` }) })
   })
 
+/**
+ * Prepares the image and reads it with `read`. A wrong quarter-turn guess (a page of tables or
+ * figures) ruins a page, so when the turned page reads poorly (mean confidence under 0.75) it is
+ * read as given too, and whichever reads better is kept.
+ */
+export const readUpright = <R extends { readonly lines: ReadonlyArray<{ readonly text: string; readonly confidence: number }> }, E>(
+  engine: string,
+  image: OcrImage,
+  options: RecognizeOptions | undefined,
+  read: (gray: Gray) => Effect.Effect<R, E>
+): Effect.Effect<Prepared & { readonly read: R }, OcrError | E> =>
+  Effect.gen(function*() {
+    const turned = yield* prepare(engine, image, options)
+    const first = yield* read(turned.gray)
+    if (turned.orientation.rotation === 0 || meanConfidence(first.lines) >= 0.75) return { ...turned, read: first }
+    const plain = yield* prepare(engine, image, { ...options, autoRotate: false })
+    const second = yield* read(plain.gray)
+    return meanConfidence(second.lines) > meanConfidence(first.lines) ? { ...plain, read: second } : { ...turned, read: first }
+  })
+
 /** Fails now if the deadline has passed; otherwise bounds `effect` by the time left. */
 export const withinDeadline = <A>(
   engine: string,

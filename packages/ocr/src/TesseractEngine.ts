@@ -18,7 +18,7 @@ import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@s
 import { binarise, graySharp, toGrayPixels } from "./ImageOps.ts"
 import type { Gray } from "./ImageOps.ts"
 import { makeThroughput } from "./Throughput.ts"
-import { encodePgm, engineFailed, lineConfidence, meanConfidence, prepare, withinDeadline } from "./Prepare.ts"
+import { encodePgm, engineFailed, lineConfidence, readUpright, withinDeadline } from "./Prepare.ts"
 import { crop, linesOf, segment } from "./Regions.ts"
 import { resolveModel } from "./TesseractModel.ts"
 import type { TesseractModel, TesseractModelChoice } from "./TesseractModel.ts"
@@ -307,19 +307,12 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
 
   const recognize = Effect.fn("TesseractEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
     const started = Date.now()
-    let { gray, orientation } = yield* prepare(ENGINE, image, recognizeOptions)
-    let lines = yield* readLines(gray, recognizeOptions)
-    // A wrong quarter-turn guess (a page of tables or figures) ruins a page; when the turned
-    // page reads poorly, read it as given and keep whichever reads better.
-    if (orientation.rotation !== 0 && meanConfidence(lines) < 0.75) {
-      const plain = yield* prepare(ENGINE, image, { ...recognizeOptions, autoRotate: false })
-      const plainLines = yield* readLines(plain.gray, recognizeOptions)
-      if (meanConfidence(plainLines) > meanConfidence(lines)) {
-        gray = plain.gray
-        orientation = plain.orientation
-        lines = plainLines
-      }
-    }
+    const { gray, orientation, read: { lines } } = yield* readUpright(
+      ENGINE,
+      image,
+      recognizeOptions,
+      (page) => readLines(page, recognizeOptions).pipe(Effect.map((lines) => ({ lines })))
+    )
     throughput.record((Date.now() - started) / 1000)
     const out: OcrResult = {
       engine: ENGINE,

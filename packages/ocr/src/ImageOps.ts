@@ -147,9 +147,8 @@ const strips = (xs: Int32Array, ys: Int32Array, n: number): Array<{ xs: Int32Arr
   return out
 }
 
-/** The angle whose projection packs the ink into the tightest bands, summed over `n` vertical strips. */
-const skewSearch = (xs: Int32Array, ys: Int32Array, size: number, n = 1) => {
-  const parts = n > 1 ? strips(xs, ys, n) : [{ xs, ys }]
+/** The angle whose projection packs the ink into the tightest bands, summed over `parts` (weighted by their points). */
+const skewSearch = (parts: ReadonlyArray<{ readonly xs: Int32Array; readonly ys: Int32Array }>, size: number) => {
   const score = (angle: number) => {
     let total = 0
     for (const p of parts) total += concentration(projectAt(p.xs, p.ys, size, angle)) * p.xs.length
@@ -177,22 +176,22 @@ export const estimateOrientation = async (gray: Gray): Promise<Orientation> => {
   const pts = await inkPoints(gray)
   if (pts.xs.length < 200) return { rotation: 0, skew: 0 }
   const size = Math.max(pts.width, pts.height)
-  const rows = skewSearch(pts.xs, pts.ys, size)
-  const cols = skewSearch(pts.ys, pts.xs, size)
+  const rows = skewSearch([{ xs: pts.xs, ys: pts.ys }], size)
+  const cols = skewSearch([{ xs: pts.ys, ys: pts.xs }], size)
   const coarseRows = concentration(projectAt(pts.xs, pts.ys, size, rows.angle), 4)
   const coarseCols = concentration(projectAt(pts.ys, pts.xs, size, cols.angle), 4)
   const sideways = coarseCols > coarseRows * 1.15
   const xs = sideways ? pts.ys : pts.xs
   const ys = sideways ? pts.xs : pts.ys
-  // The angle itself is measured per half of the page: two columns whose lines do not line up
-  // across the gutter pack best, as a whole, at a slight tilt (a clean two-column page read as
-  // turned -1 degree, which tilted every line the line engine cut). Which axis holds the lines is
-  // still decided on the whole page, as before.
-  // So is the test for upside down: lines that do not line up across the gutter blur each other's bands.
-  const level = skewSearch(xs, ys, size, 2)
+  // The angle and the upside-down test are measured per half of the page: two columns whose lines
+  // do not line up across the gutter pack best, as a whole, at a slight tilt (a clean two-column
+  // page read as turned -1 degree, which tilted every line the line engine cut), and blur each
+  // other's bands. Which axis holds the lines is still decided on the whole page, as before.
+  const halves = strips(xs, ys, 2)
+  const level = skewSearch(halves, size)
   let above = 0
   let below = 0
-  for (const half of strips(xs, ys, 2)) {
+  for (const half of halves) {
     const ink = inkAroundCore(projectAt(half.xs, half.ys, size, level.angle))
     above += ink.above
     below += ink.below

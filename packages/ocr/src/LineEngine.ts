@@ -6,8 +6,8 @@
  * handed to tesseract as single lines (`fallback`), so a page costs the model's fraction of a
  * second plus tesseract's time for the few lines that need it.
  *
- * The input convention is the training script's: the line cut to its ink with a margin of about
- * a tenth of its height, scaled (antialiased) to 32 px high, ink 1.0 and paper 0.0, batches padded
+ * The input convention is the training script's: the line cut to its ink with a margin (a tenth
+ * of its height above and below, a quarter at the sides), scaled (antialiased) to 32 px high, ink 1.0 and paper 0.0, batches padded
  * on the right with paper; one output step per 4 px of width.
  */
 import { Effect, Layer, Semaphore } from "effect"
@@ -16,17 +16,16 @@ import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ort from "onnxruntime-node"
-import { PSM } from "tesseract.js"
 import type { Worker } from "tesseract.js"
 import { OcrEngine, OcrEngineUnavailable, OcrError } from "@strata/core"
 import type { OcrImage, OcrLine, OcrResult, OcrWord, RecognizeOptions } from "@strata/core"
 import { ctcDecode } from "./CtcDecode.ts"
 import type { CtcLine } from "./CtcDecode.ts"
 import type { Gray } from "./ImageOps.ts"
-import { encodePgm, engineFailed, lineConfidence, readUpright, withinDeadline } from "./Prepare.ts"
+import { engineFailed, lineConfidence, readUpright, withinDeadline } from "./Prepare.ts"
 import { linesOf, segment } from "./Regions.ts"
 import type { Box } from "./Regions.ts"
-import { startWorker, toLines } from "./TesseractEngine.ts"
+import { readStrip, startWorker } from "./TesseractEngine.ts"
 import { resolveModel } from "./TesseractModel.ts"
 import { makeThroughput } from "./Throughput.ts"
 
@@ -275,14 +274,19 @@ export const make = Effect.fn("LineEngine.make")(function*(options: LineEngineOp
   const lock = Semaphore.makeUnsafe(1)
   const throughput = makeThroughput(1)
 
-  // Tesseract for the lines the model is unsure of: started on the first such line.
-  const cachePath = mkdtempSync(join(tmpdir(), "strata-lines-"))
-  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(cachePath, { recursive: true, force: true })))
+  // Tesseract for the lines the model is unsure of: started, with its private cache folder, on the first such line.
+  let cachePath: string | undefined
   let reader: Worker | undefined
   let readerDpi: number | undefined
-  yield* Effect.addFinalizer(() => Effect.promise(async () => void (await reader?.terminate().catch(() => undefined))))
+  yield* Effect.addFinalizer(() =>
+    Effect.promise(async () => {
+      await reader?.terminate().catch(() => undefined)
+      if (cachePath !== undefined) rmSync(cachePath, { recursive: true, force: true })
+    })
+  )
   const ensureReader = async () => {
     if (reader === undefined) {
+      cachePath ??= mkdtempSync(join(tmpdir(), "strata-lines-"))
       let tesseractModel
       try {
         tesseractModel = resolveModel({ model: "fast" })
@@ -299,19 +303,12 @@ export const make = Effect.fn("LineEngine.make")(function*(options: LineEngineOp
   const readWithTesseract = async (gray: Gray, box: Box, dpi: number | undefined): Promise<OcrLine | undefined> => {
     const w = await ensureReader()
     if (dpi !== undefined && dpi !== readerDpi) {
-      await w.setParameters({ user_defined_dpi: String(Math.round(dpi)), tessedit_pageseg_mode: PSM.SINGLE_LINE })
+      await w.setParameters({ user_defined_dpi: String(Math.round(dpi)) })
       readerDpi = dpi
     }
     // The line alone on white, with a margin of half its height: a plain crop with that margin would take in the neighbouring lines' ink.
     const margin = Math.max(4, Math.round((box[3] - box[1]) / 2))
-    const strip = onWhite(gray, box, margin)
-    const x = box[0] - margin
-    const y = box[1] - margin
-    const result = await w.recognize(Buffer.from(encodePgm(strip)), {}, { blocks: true, text: false })
-    const words = toLines(result.data.blocks).flatMap((l) => l.words).map((word): OcrWord => ({
-      ...word,
-      bbox: [word.bbox[0] + x, word.bbox[1] + y, word.bbox[2] + x, word.bbox[3] + y]
-    }))
+    const words = await readStrip(w, onWhite(gray, box, margin), box[0] - margin, box[1] - margin)
     if (words.length === 0) return undefined
     return { text: words.map((w) => w.text).join(" "), bbox: box, confidence: lineConfidence(words), words }
   }

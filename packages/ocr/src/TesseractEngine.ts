@@ -126,7 +126,7 @@ export const startWorker = async (model: TesseractModel, cachePath: string, opti
 }
 
 /** Converts tesseract's block tree (confidences 0..100) into lines of words. */
-export const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
+const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
   const lines: Array<OcrLine> = []
   for (const block of blocks ?? []) {
     for (const para of block.paragraphs ?? []) {
@@ -148,6 +148,15 @@ export const toLines = (blocks: ReadonlyArray<any> | null): Array<OcrLine> => {
     }
   }
   return lines
+}
+
+/** The words tesseract reads in `strip`, a piece of the page cut out at (x, y), placed back in page pixels. */
+export const readStrip = async (worker: Worker, strip: Gray, x: number, y: number): Promise<Array<OcrWord>> => {
+  const result = await worker.recognize(Buffer.from(encodePgm(strip)), {}, { blocks: true, text: false })
+  return toLines(result.data.blocks).flatMap((l) => l.words).map((word): OcrWord => ({
+    ...word,
+    bbox: [word.bbox[0] + x, word.bbox[1] + y, word.bbox[2] + x, word.bbox[3] + y]
+  }))
 }
 
 /** The line's box with a margin of half its height (tesseract wants some white around a single line), cut out of the page. */
@@ -244,14 +253,7 @@ export const make = Effect.fn("TesseractEngine.make")(function*(options: Tessera
           rereaderDpi = dpi
         }
         const { gray: strip, x, y } = cropLine(input, line.bbox)
-        const result = yield* Effect.tryPromise({
-          try: () => w.recognize(Buffer.from(encodePgm(strip)), {}, { blocks: true, text: false }),
-          catch: engineFailed(ENGINE)
-        })
-        const words = toLines(result.data.blocks).flatMap((l) => l.words).map((word): OcrWord => ({
-          ...word,
-          bbox: [word.bbox[0] + x, word.bbox[1] + y, word.bbox[2] + x, word.bbox[3] + y]
-        }))
+        const words = yield* Effect.tryPromise({ try: () => readStrip(w, strip, x, y), catch: engineFailed(ENGINE) })
         const confidence = lineConfidence(words)
         out.push(words.length > 0 && confidence > line.confidence ? { ...line, text: words.map((w) => w.text).join(" "), confidence, words } : line)
       }

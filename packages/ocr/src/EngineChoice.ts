@@ -1,11 +1,16 @@
 /**
  * The engine options as a tagged union, so a pipeline (or a pool thread) can pick an engine from
- * data: `{ _tag: "tesseract", ... }`, `{ _tag: "paddle", ... }` or `{ _tag: "lines", ... }` (our own line model, LineEngine.ts). Tesseract is the default: on
- * our synthetic benchmark it matches PaddleOCR's accuracy on English pages at a fraction of the
- * time per page (bench/results/ocr.md).
+ * data: `{ _tag: "tesseract", ... }`, `{ _tag: "paddle", ... }`, `{ _tag: "lines", ... }` (our own
+ * line model, LineEngine.ts) or `{ _tag: "cascade", ... }` (the line engine, and tesseract for the
+ * pages it reads with little confidence: CascadeEngine.ts). Tesseract is the default: on our
+ * synthetic benchmark it matches PaddleOCR's accuracy on English pages at a fraction of the time
+ * per page (bench/results/ocr.md).
  */
-import type { Effect, Scope } from "effect"
+import { Effect } from "effect"
+import type { Scope } from "effect"
 import type { OcrEngine, OcrError } from "@strata/core"
+import * as CascadeEngine from "./CascadeEngine.ts"
+import type { CascadeOptions } from "./CascadeEngine.ts"
 import * as LineEngine from "./LineEngine.ts"
 import type { LineEngineOptions } from "./LineEngine.ts"
 import * as PaddleEngine from "./PaddleEngine.ts"
@@ -17,6 +22,7 @@ export type EngineChoice =
   | ({ readonly _tag: "tesseract" } & TesseractOptions)
   | ({ readonly _tag: "paddle" } & PaddleOptions)
   | ({ readonly _tag: "lines" } & LineEngineOptions)
+  | ({ readonly _tag: "cascade"; readonly first?: LineEngineOptions | undefined; readonly second?: TesseractOptions | undefined } & CascadeOptions)
 
 export const defaultEngine: EngineChoice = { _tag: "tesseract" }
 
@@ -28,11 +34,13 @@ export const makeEngine = (choice: EngineChoice): Effect.Effect<OcrEngine["Servi
       return PaddleEngine.make(choice)
     case "lines":
       return LineEngine.make(choice)
+    case "cascade":
+      return LineEngine.make(choice.first ?? {}).pipe(Effect.flatMap((first) => CascadeEngine.make(first, TesseractEngine.make(choice.second ?? {}), choice)))
   }
 }
 
 /** Rough working-set per engine thread (MB), measured with bench/ocr; bounds the pool size by memory. */
-export const engineMemoryMb = (choice: EngineChoice): number => ({ tesseract: 250, paddle: 450, lines: 250 })[choice._tag]
+export const engineMemoryMb = (choice: EngineChoice): number => ({ tesseract: 250, paddle: 450, lines: 250, cascade: 450 })[choice._tag]
 
 /** Seconds per 300-dpi page on one core before anything is measured (bench/ocr on this machine). */
-export const engineSecondsPerPage = (choice: EngineChoice): number => ({ tesseract: 2, paddle: 6, lines: 1 })[choice._tag]
+export const engineSecondsPerPage = (choice: EngineChoice): number => ({ tesseract: 2, paddle: 6, lines: 1, cascade: 1 })[choice._tag]

@@ -13,11 +13,22 @@ export interface Prepared {
   readonly orientation: Orientation
 }
 
-export const prepare = (engine: string, image: OcrImage, options: RecognizeOptions | undefined): Effect.Effect<Prepared, OcrError> =>
+/**
+ * `darkPages`: what to do with a page that is mostly dark (light text on a dark ground): `invert`
+ * it, for engines that only read dark ink (the line engine), or `keep` it (tesseract inverts
+ * lines itself).
+ */
+export const prepare = (
+  engine: string,
+  image: OcrImage,
+  options: RecognizeOptions | undefined,
+  darkPages: "keep" | "invert" = "keep"
+): Effect.Effect<Prepared, OcrError> =>
   Effect.tryPromise({
     try: async () => {
-      const gray = await toGray(image)
-      if (gray.width < 8 || gray.height < 8) throw new RangeError(`image too small (${gray.width}x${gray.height})`)
+      const decoded = await toGray(image)
+      if (decoded.width < 8 || decoded.height < 8) throw new RangeError(`image too small (${decoded.width}x${decoded.height})`)
+      const gray = darkPages === "invert" && mostlyDark(decoded) ? inverted(decoded) : decoded
       if (options?.autoRotate === false) return { gray, orientation: { rotation: 0, skew: 0 } as Orientation }
       const orientation = await estimateOrientation(gray)
       return { gray: await applyOrientation(gray, orientation), orientation }
@@ -35,16 +46,37 @@ export const readUpright = <R extends { readonly lines: ReadonlyArray<{ readonly
   engine: string,
   image: OcrImage,
   options: RecognizeOptions | undefined,
-  read: (gray: Gray) => Effect.Effect<R, E>
+  read: (gray: Gray) => Effect.Effect<R, E>,
+  darkPages: "keep" | "invert" = "keep"
 ): Effect.Effect<Prepared & { readonly read: R }, OcrError | E> =>
   Effect.gen(function*() {
-    const turned = yield* prepare(engine, image, options)
+    const turned = yield* prepare(engine, image, options, darkPages)
     const first = yield* read(turned.gray)
     if (turned.orientation.rotation === 0 || meanConfidence(first.lines) >= 0.75) return { ...turned, read: first }
-    const plain = yield* prepare(engine, image, { ...options, autoRotate: false })
+    const plain = yield* prepare(engine, image, { ...options, autoRotate: false }, darkPages)
     const second = yield* read(plain.gray)
     return meanConfidence(second.lines) > meanConfidence(first.lines) ? { ...plain, read: second } : { ...turned, read: first }
   })
+
+/**
+ * Whether most of the page is darker than mid-grey (sampled every 7th pixel): light text on a
+ * dark ground. A page of dark ink on paper is mostly paper, even when dense (about 10-20% ink).
+ */
+export const mostlyDark = (gray: Gray): boolean => {
+  let dark = 0
+  let n = 0
+  for (let i = 0; i < gray.data.length; i += 7) {
+    if (gray.data[i] < 128) dark++
+    n++
+  }
+  return dark > n * 0.6
+}
+
+const inverted = (gray: Gray): Gray => {
+  const data = new Uint8Array(gray.data.length)
+  for (let i = 0; i < data.length; i++) data[i] = 255 - gray.data[i]
+  return { ...gray, data }
+}
 
 /** Fails now if the deadline has passed; otherwise bounds `effect` by the time left. */
 export const withinDeadline = <A>(

@@ -1,7 +1,8 @@
 /**
  * Our own line engine with the committed model (models/ocr/line-model) on image-only pages made
- * from born-digital text (known exactly): clean, scanner-damaged and upside down, a table page
- * read through the PDF reader, and the tesseract fallback for lines the model is unsure of.
+ * from born-digital text (known exactly): clean, scanner-damaged, upside down and inverted, a
+ * table page read through the PDF reader, the tesseract fallback for lines the model is unsure
+ * of, and the cascade (CascadeEngine.ts) that hands whole unsure pages to tesseract.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
@@ -9,6 +10,8 @@ import { OcrEngine, rawImage } from "@strata/core"
 import type { OcrResult } from "@strata/core"
 import { characterErrorRate } from "../src/ErrorRate.ts"
 import type { Gray } from "../src/ImageOps.ts"
+import * as CascadeEngine from "../src/CascadeEngine.ts"
+import { makeEngine } from "../src/EngineChoice.ts"
 import * as LineEngine from "../src/LineEngine.ts"
 import * as OcrPool from "../src/OcrPool.ts"
 import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../../pdf/src/index.ts"
@@ -50,6 +53,15 @@ describe("line engine", () => {
           }
           for (let k = 1; k < line.words.length; k++) assert.isAtLeast(line.words[k].bbox[0], line.words[k - 1].bbox[0])
         }
+      }), 60_000)
+
+    it.effect("reads light text on a dark page as it reads dark on light", () =>
+      Effect.gen(function*() {
+        const { truth, clean } = yield* fixture
+        const engine = yield* OcrEngine
+        const dark = { ...clean, data: clean.data.map((v) => 255 - v) }
+        const r = yield* engine.recognize(image(dark), { dpi: 300 })
+        assert.isAtMost(characterErrorRate(truth, text(r)), 0.02)
       }), 60_000)
 
     it.effect("reads a blank page as no lines", () =>
@@ -98,5 +110,27 @@ describe("line engine", () => {
       const r = yield* pool.recognize(image(clean), { dpi: 300 })
       assert.strictEqual(r.engine, "lines")
       assert.isAtMost(characterErrorRate(truth, text(r)), 0.02)
+    })), 120_000)
+
+  it.effect("cascade: keeps the line engine's reading of a sure page, and has tesseract read a page under the threshold", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { truth, clean } = yield* fixture
+      const usual = yield* makeEngine({ _tag: "cascade" })
+      const sure = yield* usual.recognize(image(clean), { dpi: 300 })
+      assert.strictEqual(sure.engine, "lines")
+      assert.isAtLeast(CascadeEngine.pageConfidence(sure), CascadeEngine.DEFAULT_BELOW)
+      // Above any confidence, every page is read again, by real tesseract.
+      const always = yield* makeEngine({ _tag: "cascade", below: 1.01 })
+      const reread = yield* always.recognize(image(clean), { dpi: 300 })
+      assert.strictEqual(reread.engine, "tesseract")
+      assert.isAtMost(characterErrorRate(truth, text(reread)), 0.02)
+    })), 120_000)
+
+  it.effect("cascade: runs in the OCR pool's threads", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { truth, noisy } = yield* fixture
+      const pool = yield* OcrPool.make({ engine: { _tag: "cascade" }, size: 1 })
+      const r = yield* pool.recognize(image(noisy), { dpi: 300 })
+      assert.isAtMost(characterErrorRate(truth, text(r)), 0.03)
     })), 120_000)
 })

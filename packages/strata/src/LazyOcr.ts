@@ -10,15 +10,18 @@ import { OcrEngine, type OcrError } from "@strata/core"
 import { Config, Effect, Exit, FiberSet, Layer, Option, Scope, Semaphore } from "effect"
 import { availableParallelism } from "node:os"
 
-export type OcrEngineName = "tesseract" | "paddle" | "lines"
+export type OcrEngineName = "tesseract" | "paddle" | "lines" | "cascade"
 
 /** Seconds per page on one core (bench/ocr), until the pool has measured its own. */
-const SECONDS_PER_PAGE = { tesseract: 2, paddle: 6, lines: 1 } as const
+const SECONDS_PER_PAGE = { tesseract: 2, paddle: 6, lines: 1, cascade: 1 } as const
 
-/** An engine name as written in `STRATA_OCR_ENGINE`: `paddle`, `lines` (our own line model), else tesseract. */
+/**
+ * An engine name as written in `STRATA_OCR_ENGINE`: `paddle`, `lines` (our own line model),
+ * `cascade` (our line model, and tesseract for the pages it is unsure of), else tesseract.
+ */
 export const ocrEngineFromEnv = (value: string | undefined): OcrEngineName => {
   const name = value?.trim().toLowerCase()
-  return name === "paddle" || name === "lines" ? name : "tesseract"
+  return name === "paddle" || name === "lines" || name === "cascade" ? name : "tesseract"
 }
 
 /** `STRATA_OCR_ENGINE`, read through `Config` (tesseract when unset). */
@@ -48,7 +51,7 @@ export const OCR_IDLE_MS = 30_000
 export const makeLazyOcr = (engine: OcrEngineName, idleMs: number = OCR_IDLE_MS): Effect.Effect<OcrEngine["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const outer = yield* Effect.scope
-    const tessdataDir = engine === "tesseract" ? yield* tessdataDirConfig : undefined
+    const tessdataDir = engine === "tesseract" || engine === "cascade" ? yield* tessdataDirConfig : undefined
     const lock = yield* Semaphore.make(1)
     let current: { readonly pool: OcrEngine["Service"]; readonly scope: Scope.Closeable } | undefined
     let running = 0
@@ -66,7 +69,12 @@ export const makeLazyOcr = (engine: OcrEngineName, idleMs: number = OCR_IDLE_MS)
       return Effect.gen(function*() {
         const scope = yield* Scope.fork(outer)
         const { OcrPool } = yield* Effect.promise(() => import("@strata/ocr"))
-        const pool = yield* OcrPool.make({ engine: engine === "tesseract" ? { _tag: engine, tessdataDir } : { _tag: engine } }).pipe(
+        const choice = engine === "tesseract"
+          ? { _tag: engine, tessdataDir }
+          : engine === "cascade"
+          ? { _tag: engine, second: { tessdataDir } }
+          : { _tag: engine }
+        const pool = yield* OcrPool.make({ engine: choice }).pipe(
           Scope.provide(scope),
           Effect.tapError(() => Scope.close(scope, Exit.void))
         )

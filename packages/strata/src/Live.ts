@@ -47,7 +47,11 @@ export interface StageLayers {
 }
 
 export interface StrataOptions {
-  /** Which OCR engine reads scans: `tesseract` (default), `paddle`, `lines` (our own line model), or `false` to never OCR. Default: `STRATA_OCR_ENGINE`. */
+  /**
+   * Which OCR engine reads scans: `tesseract` (default), `paddle`, `lines` (our own line model),
+   * `cascade` (our line model, and tesseract for the pages it reads with little confidence), or
+   * `false` to never OCR. Default: `STRATA_OCR_ENGINE`.
+   */
   readonly ocr?: OcrEngineName | false | undefined
   /**
    * The fetch engine's address policy. Default: `STRATA_ALLOW_PRIVATE_URLS` and

@@ -17,6 +17,7 @@ describe("lazy OCR pool", () => {
     expect(ocrEngineFromEnv(undefined)).toBe("tesseract")
     expect(ocrEngineFromEnv(" Paddle ")).toBe("paddle")
     expect(ocrEngineFromEnv("LINES")).toBe("lines")
+    expect(ocrEngineFromEnv("cascade")).toBe("cascade")
     expect(ocrEngineFromEnv("something-else")).toBe("tesseract")
   })
 

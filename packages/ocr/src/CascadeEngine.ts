@@ -1,0 +1,85 @@
+/**
+ * Two OCR engines in turn, the cheap one first: every page is read by `first` (our line engine,
+ * a fraction of a second a page), and a page it reads with little confidence is read again by
+ * `second` (tesseract, several seconds a page), whose reading is kept. So the usual page costs the
+ * cheap read, and the pages the cheap model was not trained for (hands, tiny type, unusual
+ * layouts) still get the stronger reader. The issue's rule for costly models: run them only
+ * where they pay.
+ *
+ * A page goes to `second` when the character-weighted mean of `first`'s line confidences is
+ * under `below`, or when `first` found no line at all. `second` is started on the first page that
+ * needs it, not before.
+ */
+import { Effect, Exit, Scope } from "effect"
+import { OcrEngine } from "@strata/core"
+import type { OcrError, OcrImage, OcrResult, RecognizeOptions } from "@strata/core"
+import { makeThroughput } from "./Throughput.ts"
+
+export interface CascadeOptions {
+  /**
+   * Pages whose mean character confidence from the first engine is under this (0..1) are read
+   * again by the second; default 0.95 (bench/results/ocr-cascade.md: printed pages read at 0.97
+   * and above, handwriting and 150-dpi type below).
+   */
+  readonly below?: number | undefined
+}
+
+export const DEFAULT_BELOW = 0.95
+
+/** The character-weighted mean of a reading's line confidences (0 with no text). */
+export const pageConfidence = (result: OcrResult): number => {
+  let sum = 0
+  let n = 0
+  for (const line of result.lines) {
+    const chars = line.text.length
+    sum += line.confidence * chars
+    n += chars
+  }
+  return n === 0 ? 0 : sum / n
+}
+
+export const make = Effect.fn("CascadeEngine.make")(function*(
+  first: OcrEngine["Service"],
+  second: Effect.Effect<OcrEngine["Service"], OcrError, Scope.Scope>,
+  options: CascadeOptions = {}
+) {
+  const below = options.below ?? DEFAULT_BELOW
+  const scope = yield* Effect.scope
+  // The second engine lives in the cascade's scope; a failed start is retried on the next page.
+  let started: OcrEngine["Service"] | undefined
+  const ensureSecond = Effect.suspend(() => {
+    if (started !== undefined) return Effect.succeed(started)
+    return Effect.gen(function*() {
+      const child = yield* Scope.fork(scope)
+      const engine = yield* second.pipe(Scope.provide(child), Effect.tapError(() => Scope.close(child, Exit.void)))
+      started = engine
+      return engine
+    })
+  })
+  const throughput = makeThroughput(1)
+
+  const recognize = Effect.fn("CascadeEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
+    const started = Date.now()
+    const cheap = yield* first.recognize(image, recognizeOptions)
+    const confidence = pageConfidence(cheap)
+    let out = cheap
+    if (cheap.lines.length === 0 || confidence < below) {
+      // The second reading is kept when it succeeds; if it fails (its deadline, its engine), the first one stands.
+      out = yield* ensureSecond.pipe(
+        Effect.flatMap((engine) => engine.recognize(image, recognizeOptions)),
+        Effect.map((strong) => (strong.lines.length === 0 && cheap.lines.length > 0 ? cheap : strong)),
+        Effect.orElseSucceed(() => cheap)
+      )
+    }
+    throughput.record((Date.now() - started) / 1000)
+    return out
+  })
+
+  return OcrEngine.of({
+    name: "cascade",
+    preferredDpi: first.preferredDpi,
+    concurrency: 1,
+    estimateSeconds: (n) => throughput.estimate(n, 1),
+    recognize
+  })
+})

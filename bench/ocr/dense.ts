@@ -16,6 +16,7 @@ import { cpus, loadavg } from "node:os"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import type { OcrEngine } from "@strata/core"
 import { characterErrorRate } from "../../packages/ocr/src/ErrorRate.ts"
+import * as CascadeEngine from "../../packages/ocr/src/CascadeEngine.ts"
 import * as LineEngine from "../../packages/ocr/src/LineEngine.ts"
 import * as TesseractEngine from "../../packages/ocr/src/TesseractEngine.ts"
 import { resolveModel } from "../../packages/ocr/src/TesseractModel.ts"
@@ -39,6 +40,8 @@ interface Variant {
   /** A tesseract engine with these options, or, with `lines`, our own line engine (LineEngine.ts). */
   readonly engine: TesseractEngine.TesseractOptions
   readonly lines?: LineEngine.LineEngineOptions
+  /** The cascade (CascadeEngine.ts): `lines` first, tesseract with `engine` for pages under `below`. */
+  readonly cascade?: { readonly below?: number }
   readonly note: string
 }
 
@@ -52,6 +55,7 @@ const VARIANTS: Record<string, Variant> = {
   lines: { engine: {}, lines: { model: lineModel }, note: "our own engine (LineEngine.ts): Regions.ts lines read by the conv-tiny line model, no fallback" },
   "lines-fb50": { engine: {}, lines: { model: lineModel, fallback: 0.5 }, note: "our own engine; lines whose least certain character is under 0.5 read again by tessdata_fast (PSM 7)" },
   "lines-fb80": { engine: {}, lines: { model: lineModel, fallback: 0.8 }, note: "our own engine; lines whose least certain character is under 0.8 read again by tessdata_fast (PSM 7)" },
+  cascade: { engine: {}, lines: { model: lineModel }, cascade: {}, note: "the cascade: the line engine, and tesseract (PSM auto) for pages whose mean character confidence is under 0.95" },
   baseline: { engine: { model: "best_int" }, note: "as shipped before issue 17: best_int LSTM, PSM auto, 300 dpi, inverted retry on" },
   fast: { engine: { model: "fast" }, note: "tessdata_fast (Debian's tesseract-ocr-eng), 300 dpi" },
   "fast-reread": { engine: { model: "fast", reread: 0.9 }, note: "tessdata_fast, 300 dpi; lines under 0.9 confidence read again by best_int" },
@@ -155,7 +159,11 @@ const main = async () => {
     for (const name of names) {
       const v = VARIANTS[name]
       if (v === undefined) throw new Error(`unknown variant ${name}`)
-      const engine = v.lines !== undefined ? yield* LineEngine.make(v.lines) : yield* TesseractEngine.make(v.engine)
+      const engine = v.cascade !== undefined
+        ? yield* CascadeEngine.make(yield* LineEngine.make(v.lines), TesseractEngine.make(v.engine), v.cascade)
+        : v.lines !== undefined
+        ? yield* LineEngine.make(v.lines)
+        : yield* TesseractEngine.make(v.engine)
       engines[name] = engine
       // Warm-up: the first page pays for loading the traineddata.
       yield* readOnce(engines[name], warm, pages).pipe(Effect.asVoid)

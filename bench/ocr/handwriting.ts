@@ -22,6 +22,7 @@ import sharp from "sharp"
 import { rawImage } from "../../packages/core/src/index.ts"
 import { characterErrorRate, wordErrorRate } from "../../packages/ocr/src/ErrorRate.ts"
 import { toGrayPixels } from "../../packages/ocr/src/ImageOps.ts"
+import { makeEngine } from "../../packages/ocr/src/EngineChoice.ts"
 import * as LineEngine from "../../packages/ocr/src/LineEngine.ts"
 import * as TesseractEngine from "../../packages/ocr/src/TesseractEngine.ts"
 import { degrade } from "../../packages/ocr/test/support/SyntheticPages.ts"
@@ -38,16 +39,17 @@ const modelOf = (name: string) => ({ onnx: `${modelDir}${name}.onnx`, card: `${m
 const candidate = option("--line-model")
 
 /** The engines compared; `lines-hand` is the line engine with the model fine-tuned on handwriting faces. */
-const ENGINES: Record<string, { readonly lines?: LineEngine.LineEngineOptions; readonly card?: string; readonly note: string }> = {
+const ENGINES: Record<string, { readonly lines?: LineEngine.LineEngineOptions; readonly cascade?: boolean; readonly card?: string; readonly note: string }> = {
   tesseract: { note: "TesseractEngine, best_int LSTM, PSM auto" },
   lines: { lines: { model: modelOf("conv-tiny") }, card: modelOf("conv-tiny").card, note: "LineEngine with conv-tiny (printed faces only)" },
   "lines-hand": {
     lines: { model: candidate === undefined ? modelOf("conv-tiny-hand") : { onnx: `${candidate}.onnx`, card: `${candidate}.json` } },
     card: candidate === undefined ? modelOf("conv-tiny-hand").card : `${candidate}.json`,
     note: "LineEngine with conv-tiny-hand (conv-tiny fine-tuned with handwriting faces, 4 families held out)"
-  }
+  },
+  cascade: { cascade: true, note: "the cascade (CascadeEngine.ts): the line engine with the default model, and tesseract for pages whose mean character confidence is under 0.95" }
 }
-const engineNames = (option("--engines") ?? "tesseract,lines,lines-hand").split(",")
+const engineNames = (option("--engines") ?? "tesseract,lines,lines-hand,cascade").split(",")
 
 /** The font files a model's card says it trained on (its `hands_train`), as fontconfig family names. */
 const trainedFamilies = (card: string | undefined): ReadonlySet<string> => {
@@ -82,7 +84,11 @@ const main = async () => {
     if (spec === undefined) throw new Error(`unknown engine ${name}`)
     const trained = trainedFamilies(spec.card)
     await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const engine = spec.lines !== undefined ? yield* LineEngine.make(spec.lines) : yield* TesseractEngine.make({})
+      const engine = spec.cascade === true
+        ? yield* makeEngine({ _tag: "cascade" })
+        : spec.lines !== undefined
+        ? yield* LineEngine.make(spec.lines)
+        : yield* TesseractEngine.make({})
       for (const [f, font] of FONTS.entries()) {
         let cer = 0
         let wer = 0

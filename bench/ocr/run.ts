@@ -6,7 +6,7 @@
  * memory (each engine in its own child process, so RSS is its own), plus the cost of the auto
  * decision on pages that need no OCR.
  *
- *   node_modules/.bin/node bench/ocr/run.ts [--pages N] [--engines tesseract-best_int,tesseract-fast,paddle,lines] [--write] [--decision-only]
+ *   node_modules/.bin/node bench/ocr/run.ts [--pages N] [--engines tesseract-best_int,tesseract-fast,paddle,lines,cascade] [--write] [--decision-only]
  *
  * `--write` stores bench/results/ocr.json and ocr.md.
  */
@@ -39,7 +39,8 @@ const ENGINES: Record<string, EngineChoice> = {
   "tesseract-best_int": { _tag: "tesseract", model: "best_int" },
   "tesseract-fast": { _tag: "tesseract", model: "fast" },
   paddle: { _tag: "paddle", threads: 1 },
-  lines: { _tag: "lines" }
+  lines: { _tag: "lines" },
+  cascade: { _tag: "cascade" }
 }
 
 interface Row {

@@ -11,7 +11,7 @@
  * on the right with paper; one output step per 4 px of width.
  */
 import { Effect, Layer, Semaphore } from "effect"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -63,10 +63,15 @@ const STEP = 4
  */
 const SIDE_MARGIN = 0.25
 
-export const defaultLineModel = {
-  onnx: fileURLToPath(new URL("../../../models/ocr/line-model/conv-tiny.onnx", import.meta.url)),
-  card: fileURLToPath(new URL("../../../models/ocr/line-model/conv-tiny.json", import.meta.url))
-}
+/**
+ * The committed weights: in the repository, models/ocr/line-model (where they are trained); in
+ * the published package, the copy its `prepack` puts in models/line-model beside dist/.
+ */
+const lineModelDir = [new URL("../../../models/ocr/line-model/", import.meta.url), new URL("../models/line-model/", import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(join(dir, "conv-tiny.onnx"))) ?? fileURLToPath(new URL("../models/line-model/", import.meta.url))
+
+export const defaultLineModel = { onnx: join(lineModelDir, "conv-tiny.onnx"), card: join(lineModelDir, "conv-tiny.json") }
 
 /** A piece of a line ready for the model: which line, where its ink is on the page, and its width at 32 px high. */
 interface LineCut {

@@ -44,6 +44,16 @@ await strata.close()
 process.stdout.write(process.version + "\\n" + data.markdown + "\\n")
 `
 
+// The smoke PDF read by OCR only, with our line engine: its weights and the OCR pool's thread entry come from the installed package.
+const linesSmoke = `import { readFile } from "node:fs/promises"
+import { createStrata } from "strata"
+const bytes = new Uint8Array(await readFile(new URL("./smoke.pdf", import.meta.url)))
+const strata = createStrata({ ocr: "lines" })
+const data = await strata.parse({ bytes, fileName: "smoke.pdf" }, { parsers: [{ type: "pdf", mode: "ocr" }] })
+await strata.close()
+process.stdout.write(data.markdown + "\\n")
+`
+
 const consumer = `import { createStrata, type ScrapeData } from "strata"
 export const markdownOf = async (bytes: Uint8Array): Promise<string | null | undefined> =>
   (await createStrata().parse({ bytes, fileName: "a.pdf" })).markdown
@@ -81,6 +91,7 @@ beforeAll(async () => {
   for (const text of pages) pdf.addPage([612, 792]).drawText(text, { x: 72, y: 700, size: 12, font })
   await writeFile(join(project, "smoke.pdf"), await pdf.save())
   await writeFile(join(project, "smoke.mjs"), smoke)
+  await writeFile(join(project, "lines.mjs"), linesSmoke)
   await writeFile(join(project, "consumer.ts"), consumer)
   await writeFile(join(project, "tsconfig.json"), JSON.stringify({
     compilerOptions: { module: "nodenext", target: "es2024", strict: true, noEmit: true, skipLibCheck: true, types: [] },
@@ -96,13 +107,20 @@ const project = () => join(dir, "project")
 const node22 = () => join(project(), "node_modules", ".bin", "node")
 
 describe("the packed packages", () => {
-  it("ship only dist/ (no src/, tests or build info)", () => {
+  it("ship only dist/ (no src/, tests or build info), and the OCR package its line model", () => {
     expect(packed.map((p) => p.name).sort()).toEqual(["@strata/browser", "@strata/cli", "@strata/core", "@strata/fleet", "@strata/http", "@strata/ocr", "@strata/office", "@strata/pdf", "@strata/store", "strata"])
+    const lineModel = ["models/line-model/conv-tiny.json", "models/line-model/conv-tiny.onnx"]
     for (const p of packed) {
-      const stray = p.files.map((f) => f.path).filter((path) => !(path.startsWith("dist/") && /\.(js|d\.ts)$/.test(path)) && !["package.json", "README.md"].includes(path))
-      expect(stray, p.name).toEqual([])
+      const paths = p.files.map((f) => f.path)
+      const stray = paths.filter((path) => !(path.startsWith("dist/") && /\.(js|d\.ts)$/.test(path)) && !["package.json", "README.md"].includes(path))
+      expect(stray, p.name).toEqual(p.name === "@strata/ocr" ? lineModel : [])
     }
   })
+
+  it("OCR a PDF with the installed line model under Node 22", async () => {
+    const { stdout } = await exec(node22(), ["lines.mjs"], { cwd: project(), env })
+    for (const text of pages) expect(stdout).toContain(text)
+  }, 120_000)
 
   it("parse a PDF under Node 22", async () => {
     const { stdout } = await exec(node22(), ["smoke.mjs"], { cwd: project(), env })

@@ -402,7 +402,7 @@ export const make = Effect.fn("LineEngine.make")(function*(options: LineEngineOp
 
   const recognize = Effect.fn("LineEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
     const started = Date.now()
-    const { gray, orientation, read: { lines, reread } } = yield* readUpright(ENGINE, image, recognizeOptions, (page) => readLines(page, recognizeOptions), "invert")
+    const { gray, orientation, read: { lines, reread } } = yield* readUpright(ENGINE, image, recognizeOptions, (page) => readLines(page, recognizeOptions), "invert", 1)
     throughput.record((Date.now() - started) / 1000)
     const out: OcrResult = {
       engine: ENGINE,

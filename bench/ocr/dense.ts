@@ -55,7 +55,7 @@ const VARIANTS: Record<string, Variant> = {
   lines: { engine: {}, lines: { model: lineModel }, note: "our own engine (LineEngine.ts): Regions.ts lines read by the conv-tiny line model, no fallback" },
   "lines-fb50": { engine: {}, lines: { model: lineModel, fallback: 0.5 }, note: "our own engine; lines whose least certain character is under 0.5 read again by tessdata_fast (PSM 7)" },
   "lines-fb80": { engine: {}, lines: { model: lineModel, fallback: 0.8 }, note: "our own engine; lines whose least certain character is under 0.8 read again by tessdata_fast (PSM 7)" },
-  cascade: { engine: {}, lines: { model: lineModel }, cascade: {}, note: "the cascade: the line engine, and tesseract (PSM auto) for pages whose mean character confidence is under 0.95" },
+  cascade: { engine: {}, lines: { model: lineModel }, cascade: {}, note: "the cascade: the line engine, and tesseract (PSM auto) for pages whose mean character confidence is under 0.97" },
   baseline: { engine: { model: "best_int" }, note: "as shipped before issue 17: best_int LSTM, PSM auto, 300 dpi, inverted retry on" },
   fast: { engine: { model: "fast" }, note: "tessdata_fast (Debian's tesseract-ocr-eng), 300 dpi" },
   "fast-reread": { engine: { model: "fast", reread: 0.9 }, note: "tessdata_fast, 300 dpi; lines under 0.9 confidence read again by best_int" },

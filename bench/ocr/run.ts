@@ -31,6 +31,9 @@ const option = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined
 }
 const PAGES = Number(option("--pages") ?? 2)
+/** `--line-model path` (without `.onnx`/`.json`): the model `lines` and `cascade` read with, instead of the committed one. */
+const LINE_MODEL = option("--line-model")
+const lineModel = LINE_MODEL === undefined ? undefined : { onnx: `${LINE_MODEL}.onnx`, card: `${LINE_MODEL}.json` }
 const DPIS = [150, 200, 300]
 
 const ENGINES: Record<string, EngineChoice> = {
@@ -39,8 +42,8 @@ const ENGINES: Record<string, EngineChoice> = {
   "tesseract-best_int": { _tag: "tesseract", model: "best_int" },
   "tesseract-fast": { _tag: "tesseract", model: "fast" },
   paddle: { _tag: "paddle", threads: 1 },
-  lines: { _tag: "lines" },
-  cascade: { _tag: "cascade" }
+  lines: { _tag: "lines", model: lineModel },
+  cascade: { _tag: "cascade", first: { model: lineModel } }
 }
 
 interface Row {
@@ -169,7 +172,7 @@ const main = async () => {
   const all: Array<Row> = []
   const memory: Record<string, { peakRssMb: number; baselineRssMb: number }> = {}
   for (const name of engines) {
-    const out = execFileSync(process.execPath, [...process.execArgv, self, "--child", name, "--pages", String(PAGES)], {
+    const out = execFileSync(process.execPath, [...process.execArgv, self, "--child", name, "--pages", String(PAGES), ...(LINE_MODEL === undefined ? [] : ["--line-model", LINE_MODEL])], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
       maxBuffer: 64 * 2 ** 20

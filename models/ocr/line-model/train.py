@@ -20,6 +20,12 @@ Data, made on the fly (nothing downloaded):
     /path/to/python models/ocr/line-model/train.py --size conv-tiny --minutes 75 --threads 2 \
       --out models/ocr/line-model/conv-tiny
 
+Fine-tuning with handwriting faces and small type (issue 17's handwriting question; the result
+is in models/ocr/README.md, "Handwriting", and was not shipped):
+
+    /path/to/python models/ocr/line-model/train.py --size conv-tiny --init models/ocr/line-model/conv-tiny.onnx \
+      --hand 0.35 --tiny 0.12 --lr 7e-4 --warmup 100 --minutes 55 --threads 2 --out /tmp/conv-tiny-hand
+
 Writes `<out>.onnx` (the model, CTC log-probabilities, dynamic batch and width) and `<out>.json`
 (character set, input convention, training log, evaluation) next to it, and `<out>.partial.onnx`
 every `--checkpoint-minutes`. The learning rate warms up for 200 steps, then follows a cosine

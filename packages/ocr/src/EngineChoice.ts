@@ -2,9 +2,13 @@
  * The engine options as a tagged union, so a pipeline (or a pool thread) can pick an engine from
  * data: `{ _tag: "tesseract", ... }`, `{ _tag: "paddle", ... }`, `{ _tag: "lines", ... }` (our own
  * line model, LineEngine.ts) or `{ _tag: "cascade", ... }` (the line engine, and tesseract for the
- * pages it reads with little confidence: CascadeEngine.ts). Tesseract is the default: on our
- * synthetic benchmark it matches PaddleOCR's accuracy on English pages at a fraction of the time
- * per page (bench/results/ocr.md).
+ * pages it reads with little confidence: CascadeEngine.ts).
+ *
+ * The cascade is the default (issue 17's 1.5 s a page). On dense 300-dpi A4 pages it reads as
+ * tesseract does (CER 0.03 / 0.02 / 0.12% against 0.00 / 0.01 / 0.12%, clean / scanned / photocopy,
+ * held-out text) at a fifth of the CPU (1.2-1.8 s against 6.3-6.9 s a page on the day's machine),
+ * and the pages its model is unsure of, handwriting and bad 150-dpi copies, go to tesseract
+ * (bench/results/ocr-cascade-dense-heldout.md, ocr-handwriting.md, models/ocr/README.md).
  */
 import { Effect } from "effect"
 import type { Scope } from "effect"
@@ -24,7 +28,7 @@ export type EngineChoice =
   | ({ readonly _tag: "lines" } & LineEngineOptions)
   | ({ readonly _tag: "cascade"; readonly first?: LineEngineOptions | undefined; readonly second?: TesseractOptions | undefined } & CascadeOptions)
 
-export const defaultEngine: EngineChoice = { _tag: "tesseract" }
+export const defaultEngine: EngineChoice = { _tag: "cascade" }
 
 export const makeEngine = (choice: EngineChoice): Effect.Effect<OcrEngine["Service"], OcrError, Scope.Scope> => {
   switch (choice._tag) {

@@ -1,10 +1,10 @@
 /**
- * The OCR engine the server ships: a pool of tesseract workers (the default engine, chosen by
- * bench/ocr: same accuracy as PaddleOCR on our pages at a third of the CPU and a tenth of the
- * memory), started on the first page that needs OCR rather than at start-up, so servers and CLI
- * runs that never OCR pay nothing for it (no threads, no wasm, no traineddata loaded). The pool
- * lives in the layer's scope: closing the runtime stops its threads, and so does half a minute
- * without a page (the next page starts it again, in about a second).
+ * The OCR engine the server ships: a pool of OCR workers (by default the cascade: our line model,
+ * and tesseract for the pages it is unsure of; `STRATA_OCR_ENGINE` picks another), started on the
+ * first page that needs OCR rather than at start-up, so servers and CLI runs that never OCR pay
+ * nothing for it (no threads, no model, no traineddata loaded). The pool lives in the layer's
+ * scope: closing the runtime stops its threads, and so does half a minute without a page (the
+ * next page starts it again, in about a second).
  */
 import { OcrEngine, type OcrError } from "@strata/core"
 import { Config, Effect, Exit, FiberSet, Layer, Option, Scope, Semaphore } from "effect"
@@ -16,19 +16,19 @@ export type OcrEngineName = "tesseract" | "paddle" | "lines" | "cascade"
 const SECONDS_PER_PAGE = { tesseract: 2, paddle: 6, lines: 1, cascade: 1 } as const
 
 /**
- * An engine name as written in `STRATA_OCR_ENGINE`: `paddle`, `lines` (our own line model),
- * `cascade` (our line model, and tesseract for the pages it is unsure of), else tesseract.
+ * An engine name as written in `STRATA_OCR_ENGINE`: `tesseract`, `paddle`, `lines` (our own line
+ * model), else `cascade` (our line model, and tesseract for the pages it is unsure of).
  */
 export const ocrEngineFromEnv = (value: string | undefined): OcrEngineName => {
   const name = value?.trim().toLowerCase()
-  return name === "paddle" || name === "lines" || name === "cascade" ? name : "tesseract"
+  return name === "tesseract" || name === "paddle" || name === "lines" ? name : "cascade"
 }
 
-/** `STRATA_OCR_ENGINE`, read through `Config` (tesseract when unset). */
+/** `STRATA_OCR_ENGINE`, read through `Config` (the cascade when unset). */
 export const ocrEngineConfig: Effect.Effect<OcrEngineName> = Config.String("STRATA_OCR_ENGINE").pipe(
-  Config.withDefault("tesseract"),
+  Config.withDefault("cascade"),
   Config.map(ocrEngineFromEnv),
-  Effect.orElseSucceed((): OcrEngineName => "tesseract")
+  Effect.orElseSucceed((): OcrEngineName => "cascade")
 )
 
 /**

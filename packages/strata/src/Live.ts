@@ -48,9 +48,9 @@ export interface StageLayers {
 
 export interface StrataOptions {
   /**
-   * Which OCR engine reads scans: `tesseract` (default), `paddle`, `lines` (our own line model),
-   * `cascade` (our line model, and tesseract for the pages it reads with little confidence), or
-   * `false` to never OCR. Default: `STRATA_OCR_ENGINE`.
+   * Which OCR engine reads scans: `cascade` (the default: our line model, and tesseract for the
+   * pages it reads with little confidence), `tesseract`, `paddle`, `lines` (our line model alone),
+   * or `false` to never OCR. Default: `STRATA_OCR_ENGINE`, else `cascade`.
    */
   readonly ocr?: OcrEngineName | false | undefined
   /**

@@ -14,11 +14,12 @@ const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync("/proc/self/st
 
 describe("lazy OCR pool", () => {
   it("reads the engine from STRATA_OCR_ENGINE, tesseract by default", () => {
-    expect(ocrEngineFromEnv(undefined)).toBe("tesseract")
+    expect(ocrEngineFromEnv(undefined)).toBe("cascade")
+    expect(ocrEngineFromEnv("Tesseract")).toBe("tesseract")
     expect(ocrEngineFromEnv(" Paddle ")).toBe("paddle")
     expect(ocrEngineFromEnv("LINES")).toBe("lines")
     expect(ocrEngineFromEnv("cascade")).toBe("cascade")
-    expect(ocrEngineFromEnv("something-else")).toBe("tesseract")
+    expect(ocrEngineFromEnv("something-else")).toBe("cascade")
   })
 
   it("starts no worker thread until the first recognize", async () => {

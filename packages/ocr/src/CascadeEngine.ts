@@ -10,7 +10,7 @@
  * under `below`, or when `first` found no line at all. `second` is started on the first page that
  * needs it, not before.
  */
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Scope, Semaphore } from "effect"
 import { OcrEngine } from "@strata/core"
 import type { OcrError, OcrImage, OcrResult, RecognizeOptions } from "@strata/core"
 import { makeThroughput } from "./Throughput.ts"
@@ -48,20 +48,22 @@ export const make = Effect.fn("CascadeEngine.make")(function*(
   const below = options.below ?? DEFAULT_BELOW
   const scope = yield* Effect.scope
   // The second engine lives in the cascade's scope; a failed start is retried on the next page.
-  let started: OcrEngine["Service"] | undefined
-  const ensureSecond = Effect.suspend(() => {
-    if (started !== undefined) return Effect.succeed(started)
+  let secondEngine: OcrEngine["Service"] | undefined
+  // One start at a time: two unsure pages at once must not start two engines.
+  const starting = Semaphore.makeUnsafe(1)
+  const ensureSecond = starting.withPermits(1)(Effect.suspend(() => {
+    if (secondEngine !== undefined) return Effect.succeed(secondEngine)
     return Effect.gen(function*() {
       const child = yield* Scope.fork(scope)
       const engine = yield* second.pipe(Scope.provide(child), Effect.tapError(() => Scope.close(child, Exit.void)))
-      started = engine
+      secondEngine = engine
       return engine
     })
-  })
+  }))
   const throughput = makeThroughput(1)
 
   const recognize = Effect.fn("CascadeEngine.recognize")(function*(image: OcrImage, recognizeOptions?: RecognizeOptions) {
-    const started = Date.now()
+    const t0 = Date.now()
     const cheap = yield* first.recognize(image, recognizeOptions)
     const confidence = pageConfidence(cheap)
     let out = cheap
@@ -73,7 +75,7 @@ export const make = Effect.fn("CascadeEngine.make")(function*(
         Effect.orElseSucceed(() => cheap)
       )
     }
-    throughput.record((Date.now() - started) / 1000)
+    throughput.record((Date.now() - t0) / 1000)
     return out
   })
 

@@ -104,4 +104,16 @@ describe("CascadeEngine", () => {
       assert.strictEqual((yield* cascade.recognize(page(1))).engine, "tesseract")
       assert.strictEqual(tries, 2)
     }).pipe(Effect.scoped))
+
+  it.live("starts the second engine once when two unsure pages arrive together", () =>
+    Effect.gen(function*() {
+      const first = scripted("lines", { 1: reading("lines", [["unsure", 0.5]]) })
+      const second = scripted("tesseract", { 1: reading("tesseract", [["read", 0.9]]) })
+      let starts = 0
+      // A start that takes a while, as tesseract's does: the second page arrives meanwhile.
+      const cascade = yield* CascadeEngine.make(first.engine, Effect.sleep(50).pipe(Effect.map(() => (starts++, second.engine))))
+      const both = yield* Effect.all([cascade.recognize(page(1)), cascade.recognize(page(1))], { concurrency: 2 })
+      assert.deepStrictEqual(both.map((r) => r.engine), ["tesseract", "tesseract"])
+      assert.strictEqual(starts, 1)
+    }).pipe(Effect.scoped))
 })

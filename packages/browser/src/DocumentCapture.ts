@@ -12,6 +12,15 @@
  * Cost, measured on a loopback page with one iframe (two documents), paired against the same
  * render without it: +15 ms p50 (load average 7-10 on 2 cores), for a render that takes 1.5-2 s
  * in `bench/browser`. A separate CDP session per page cost about 6 ms more, hence the page's own.
+ *
+ * Proxy credentials: with Chromium 150, once this session intercepts documents, a proxy's `407`
+ * challenge for them no longer reaches Playwright (which answers it with the launch's proxy
+ * credentials), nor this session unless it also pauses documents at the request stage with
+ * `handleAuthRequests`. Left so, every navigation through the guard proxy failed with
+ * `net::ERR_INVALID_AUTH_CREDENTIALS` (Chromium 14x passed the challenge to Playwright). So
+ * documents are paused at both stages: the request stage only to go on, and the challenges are
+ * answered here, the proxy's with its credentials once per request (a second challenge means
+ * they were refused: cancel), a site's own with Chromium's default.
  */
 import type { CDPSession } from "playwright-core"
 
@@ -28,6 +37,11 @@ export interface DocumentCapture {
 interface HeaderEntry {
   readonly name: string
   readonly value: string
+}
+
+interface AuthRequired {
+  readonly requestId: string
+  readonly authChallenge: { readonly source?: "Server" | "Proxy" }
 }
 
 interface RequestPaused {
@@ -47,6 +61,7 @@ const isPageType = (contentType: string | undefined): boolean => {
 }
 
 const keep = (event: RequestPaused): boolean => {
+  if (event.responseStatusCode === undefined && event.responseErrorReason === undefined) return false
   const status = event.responseStatusCode ?? 0
   if (event.responseErrorReason !== undefined || status < 200 || status >= 300 || status === 204) return false
   const headers = event.responseHeaders ?? []
@@ -60,10 +75,23 @@ const keep = (event: RequestPaused): boolean => {
  * before the navigation. The session is the page's own (the one its emulation was set on), so
  * stopping turns interception off and leaves the session attached.
  */
-export const captureDocuments = async (session: CDPSession): Promise<DocumentCapture> => {
+export const captureDocuments = async (
+  session: CDPSession,
+  proxyCredentials?: { readonly username: string; readonly password: string }
+): Promise<DocumentCapture> => {
   const kept = new Map<string, Uint8Array>()
+  const answered = new Set<string>()
+  const onAuth = (event: AuthRequired) => {
+    const provide = event.authChallenge.source === "Proxy" && proxyCredentials !== undefined && !answered.has(event.requestId)
+    if (provide) answered.add(event.requestId)
+    const authChallengeResponse = provide
+      ? { response: "ProvideCredentials" as const, username: proxyCredentials.username, password: proxyCredentials.password }
+      : { response: event.authChallenge.source === "Proxy" ? "CancelAuth" as const : "Default" as const }
+    session.send("Fetch.continueWithAuth", { requestId: event.requestId, authChallengeResponse }).catch(() => undefined)
+  }
   const onPaused = (event: RequestPaused) => {
     const go = async () => {
+      // At the request stage (no response yet) the pause is only there for the proxy's challenge.
       if (!keep(event)) return session.send("Fetch.continueRequest", { requestId: event.requestId })
       const { body, base64Encoded } = await session.send("Fetch.getResponseBody", { requestId: event.requestId })
       const bytes = base64Encoded ? Buffer.from(body, "base64") : Buffer.from(body, "utf8")
@@ -80,11 +108,16 @@ export const captureDocuments = async (session: CDPSession): Promise<DocumentCap
     go().catch(() => session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined))
   }
   session.on("Fetch.requestPaused", onPaused)
-  await session.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Response" }] })
+  session.on("Fetch.authRequired", onAuth)
+  const patterns = [{ resourceType: "Document" as const, requestStage: "Response" as const }]
+  await session.send("Fetch.enable", proxyCredentials === undefined
+    ? { patterns }
+    : { patterns: [...patterns, { resourceType: "Document" as const, requestStage: "Request" as const }], handleAuthRequests: true })
   return {
     bytesFor: (url) => kept.get(url),
     stop: () => {
       session.off("Fetch.requestPaused", onPaused)
+      session.off("Fetch.authRequired", onAuth)
       session.send("Fetch.disable").catch(() => undefined)
     }
   }

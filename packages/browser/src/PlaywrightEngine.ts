@@ -414,7 +414,7 @@ const build = (options: BrowserOptions & { readonly policy: GuardPolicy }) =>
     /** Renders the page with its viewer documents kept as they came (`DocumentCapture.ts`); the keeping stops with the render. */
     const renderPage = (page: Page, session: CDPSession, run: Run, request: BrowserRequest, blocker: AdBlocker | undefined, navigated: Effect.Effect<void>): Effect.Effect<BrowserPage, ScrapeError> =>
       Effect.acquireUseRelease(
-        probe(() => captureDocuments(session), undefined),
+        probe(() => captureDocuments(session, proxy.credentials), undefined),
         (capture) => renderCaptured(page, session, run, request, blocker, capture, navigated),
         (capture) => Effect.sync(() => capture?.stop())
       )

@@ -7,8 +7,9 @@
  * where they pay.
  *
  * A page goes to `second` when the character-weighted mean of `first`'s line confidences is
- * under `below`, or when `first` found no line at all. `second` is started on the first page that
- * needs it, not before.
+ * under `below`, or when `first` found no line on a page that has ink. `second` is started on the
+ * first page that needs it, not before. A blank page stays with `first`: sending it on cost 1.02 CPU
+ * s a blank A4 page against the line engine's 0.25 (tesseract alone: 0.63).
  */
 import { Effect, Exit, Scope, Semaphore } from "effect"
 import { OcrEngine } from "@strata/core"
@@ -40,6 +41,23 @@ export const pageConfidence = (result: OcrResult): number => {
   return n === 0 ? 0 : sum / n
 }
 
+/**
+ * Whether a page has any ink: a sample of its pixels (every 13th, first channel) with at least
+ * 1 in 20,000 darker than 160, about one printed word on a 300-dpi A4 page (a dust speck is
+ * less). A raw page with less is blank; an encoded one is not decoded here and counts as inked.
+ */
+export const hasInk = (image: OcrImage): boolean => {
+  if (image._tag !== "Raw") return true
+  const step = 13 * image.channels
+  let dark = 0
+  let n = 0
+  for (let i = 0; i < image.data.length; i += step) {
+    if (image.data[i] < 160) dark++
+    n++
+  }
+  return dark * 20_000 >= n && dark > 0
+}
+
 export const make = Effect.fn("CascadeEngine.make")(function*(
   first: OcrEngine["Service"],
   second: Effect.Effect<OcrEngine["Service"], OcrError, Scope.Scope>,
@@ -67,7 +85,7 @@ export const make = Effect.fn("CascadeEngine.make")(function*(
     const cheap = yield* first.recognize(image, recognizeOptions)
     const confidence = pageConfidence(cheap)
     let out = cheap
-    if (cheap.lines.length === 0 || confidence < below) {
+    if (cheap.lines.length === 0 ? hasInk(image) : confidence < below) {
       // The second reading is kept when it succeeds; if it fails (its deadline, its engine), the first one stands.
       out = yield* ensureSecond.pipe(
         Effect.flatMap((engine) => engine.recognize(image, recognizeOptions)),

@@ -37,9 +37,37 @@ const scripted = (name: string, pages: Record<number, OcrResult | "fail">) => {
   return { engine, calls }
 }
 
-const page = (width: number) => rawImage(new Uint8Array(width * 4).fill(255), width, 4, 1)
+/** A page of `width` x 4 grey pixels, with one dark pixel (ink) unless `blank`. */
+const page = (width: number, blank = false) => {
+  const data = new Uint8Array(width * 4).fill(255)
+  if (!blank) data[0] = 0
+  return rawImage(data, width, 4, 1)
+}
 
 describe("CascadeEngine", () => {
+  it("tells a blank page from one with ink", () => {
+    assert.isFalse(CascadeEngine.hasInk(page(400, true)))
+    assert.isTrue(CascadeEngine.hasInk(page(400)))
+    // A dust speck (3x3 px) on a clean A4 page at 300 dpi is blank; one word's worth of ink (20x30 px solid) is not.
+    const a4 = () => new Uint8Array(2480 * 3508).fill(250)
+    const speck = a4()
+    for (let y = 0; y < 3; y++) for (let x = 0; x < 3; x++) speck[(1000 + y) * 2480 + 1000 + x] = 0
+    assert.isFalse(CascadeEngine.hasInk(rawImage(speck, 2480, 3508, 1)))
+    const word = a4()
+    for (let y = 0; y < 20; y++) for (let x = 0; x < 30; x++) word[(1000 + y) * 2480 + 1000 + x] = 0
+    assert.isTrue(CascadeEngine.hasInk(rawImage(word, 2480, 3508, 1)))
+  })
+
+  it.effect("keeps the first engine's empty reading of a blank page", () =>
+    Effect.gen(function*() {
+      const first = scripted("lines", { 7: reading("lines", []) })
+      const second = scripted("tesseract", { 7: reading("tesseract", [["noise", 0.3]]) })
+      const cascade = yield* CascadeEngine.make(first.engine, Effect.succeed(second.engine))
+      const r = yield* cascade.recognize(page(7, true))
+      assert.strictEqual(r.engine, "lines")
+      assert.deepStrictEqual(second.calls, [])
+    }).pipe(Effect.scoped))
+
   it("weighs line confidences by their characters", () => {
     assert.closeTo(CascadeEngine.pageConfidence(reading("x", [["abcdefgh", 1], ["ab", 0.5]])), 0.9, 1e-9)
     assert.strictEqual(CascadeEngine.pageConfidence(reading("x", [])), 0)

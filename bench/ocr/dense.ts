@@ -16,7 +16,7 @@ import { cpus, loadavg } from "node:os"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import type { OcrEngine } from "@strata/core"
 import { characterErrorRate } from "../../packages/ocr/src/ErrorRate.ts"
-import * as CascadeEngine from "../../packages/ocr/src/CascadeEngine.ts"
+import { makeEngine } from "../../packages/ocr/src/EngineChoice.ts"
 import * as LineEngine from "../../packages/ocr/src/LineEngine.ts"
 import * as TesseractEngine from "../../packages/ocr/src/TesseractEngine.ts"
 import { resolveModel } from "../../packages/ocr/src/TesseractModel.ts"
@@ -160,7 +160,7 @@ const main = async () => {
       const v = VARIANTS[name]
       if (v === undefined) throw new Error(`unknown variant ${name}`)
       const engine = v.cascade !== undefined
-        ? yield* CascadeEngine.make(yield* LineEngine.make(v.lines), TesseractEngine.make(v.engine), v.cascade)
+        ? yield* makeEngine({ _tag: "cascade", first: v.lines, second: v.engine, ...v.cascade })
         : v.lines !== undefined
         ? yield* LineEngine.make(v.lines)
         : yield* TesseractEngine.make(v.engine)

@@ -14,6 +14,7 @@
 import { Effect, Exit, Scope, Semaphore } from "effect"
 import { OcrEngine } from "@strata/core"
 import type { OcrError, OcrImage, OcrResult, RecognizeOptions } from "@strata/core"
+import { meanConfidence } from "./Prepare.ts"
 import { makeThroughput } from "./Throughput.ts"
 
 export interface CascadeOptions {
@@ -29,17 +30,8 @@ export interface CascadeOptions {
 
 export const DEFAULT_BELOW = 0.97
 
-/** The character-weighted mean of a reading's line confidences (0 with no text). */
-export const pageConfidence = (result: OcrResult): number => {
-  let sum = 0
-  let n = 0
-  for (const line of result.lines) {
-    const chars = line.text.length
-    sum += line.confidence * chars
-    n += chars
-  }
-  return n === 0 ? 0 : sum / n
-}
+/** The character-weighted mean of a reading's line confidences (0 with no text): Prepare's `meanConfidence`, which the turned-page retry judges by too. */
+export const pageConfidence = (result: OcrResult): number => meanConfidence(result.lines)
 
 /**
  * Whether a page has any ink: a sample of its pixels (every 13th, first channel) with at least

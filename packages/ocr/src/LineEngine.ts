@@ -67,9 +67,9 @@ const SIDE_MARGIN = 0.25
  * The committed weights: in the repository, models/ocr/line-model (where they are trained); in
  * the published package, the copy its `prepack` puts in models/line-model beside dist/.
  */
-const lineModelDir = [new URL("../../../models/ocr/line-model/", import.meta.url), new URL("../models/line-model/", import.meta.url)]
+const [repositoryModels, packagedModels] = [new URL("../../../models/ocr/line-model/", import.meta.url), new URL("../models/line-model/", import.meta.url)]
   .map((url) => fileURLToPath(url))
-  .find((dir) => existsSync(join(dir, "conv-tiny.onnx"))) ?? fileURLToPath(new URL("../models/line-model/", import.meta.url))
+const lineModelDir = existsSync(join(repositoryModels, "conv-tiny.onnx")) ? repositoryModels : packagedModels
 
 export const defaultLineModel = { onnx: join(lineModelDir, "conv-tiny.onnx"), card: join(lineModelDir, "conv-tiny.json") }
 

@@ -16,7 +16,7 @@ export interface PathFeatures {
   readonly blocksChars: number
   readonly articleLinkDensity: number
   readonly blocksLinkDensity: number
-  /** paragraphs of at least 80 characters inside the article pick, and in the rest of the blocks */
+  /** paragraphs of at least 80 characters (Latin-equivalent, see `proseLength`) inside the article pick, and in the rest of the blocks */
   readonly longParasIn: number
   readonly longParasOut: number
   /** characters of those paragraphs, inside and outside */
@@ -74,14 +74,36 @@ const count = (root: Root, base: StatsTable): Counts => {
     visit(el)
     if (el.tagName === "article") out.articles++
     if (HEADINGS.has(el.tagName)) out.headings++
-    const chars = el.tagName === "p" ? (stats.get(el) ?? EMPTY_STATS).chars : 0
-    if (chars >= 80) {
+    const chars = el.tagName === "p" ? proseLength(el, stats) : 0
+    if (chars >= LONG_PARAGRAPH) {
       out.longParas++
       out.longParaChars += chars
     }
     return true
   })
   return out
+}
+
+/** A long paragraph: 80 characters of Latin-script prose, or as much said in fewer characters. */
+const LONG_PARAGRAPH = 80
+
+/** Han, kana and Hangul characters: each says about what three Latin letters say. */
+const DENSE_SCRIPT = /[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g
+const DENSE_WEIGHT = 3
+
+/** A paragraph's length in Latin-equivalent characters (dense scripts weighted). */
+const proseLength = (el: Element, stats: StatsTable): number => {
+  const chars = (stats.get(el) ?? EMPTY_STATS).chars
+  if (chars >= LONG_PARAGRAPH || chars * DENSE_WEIGHT < LONG_PARAGRAPH) return chars
+  let dense = 0
+  const visit = (node: Element) => {
+    for (const child of node.children) {
+      if (child.type === "text") dense += child.value.match(DENSE_SCRIPT)?.length ?? 0
+      else if (child.type === "element") visit(child)
+    }
+  }
+  visit(el)
+  return chars + (DENSE_WEIGHT - 1) * dense
 }
 
 const density = (c: Counts): number => linkDensity({ ...EMPTY_STATS, chars: c.chars, linkChars: c.linkChars } as Stats)

@@ -3,7 +3,9 @@
  * one hidden by a stylesheet we do not evaluate), carousels clone their slides, and forum
  * replies quote earlier posts in full. A reader sees each passage once, so a text block whose
  * words already appeared in an earlier block of the content is dropped. Only blocks long
- * enough to be a passage count: short labels ("Reply", "$20.00") legitimately repeat.
+ * enough to be a passage count: short labels ("Reply", "$20.00") legitimately repeat. A
+ * paragraph that repeats one of its own siblings stays: within one run of prose the repeat is
+ * the author's (a refrain, a restated warning), not another layout's copy.
  */
 import type { Element, Root } from "hast"
 import { BLOCK_TAGS } from "./MainContentPatterns.ts"
@@ -38,7 +40,9 @@ const textOf = (element: Element): string => {
 
 /** Drop text blocks whose whole text repeats an earlier block of `content`. */
 export const dropRepeatedBlocks = (content: Root): Root => {
-  const seen = new Set<string>()
+  // each passage's first copy's parent: a paragraph repeated within one run of prose is the
+  // author's (a refrain, a test page), not a clone of another layout's block
+  const seen = new Map<string, Root | Element>()
   // the inside of a block already compared whole (a span holding all of its div's text)
   const compared = new Set<Element>()
   return filterTree(content, (element, parent) => {
@@ -49,8 +53,9 @@ export const dropRepeatedBlocks = (content: Root): Root => {
     if (!TEXT_BLOCKS.has(element.tagName) || hasBlockChild(element)) return false
     const text = textOf(element)
     if (text.length < MIN_PASSAGE) return false
-    if (seen.has(text)) return true
-    seen.add(text)
+    const first = seen.get(text)
+    if (first !== undefined) return !(element.tagName === "p" && first === parent)
+    seen.set(text, parent)
     compared.add(element)
     return false
   })

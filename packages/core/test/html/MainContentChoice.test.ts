@@ -101,4 +101,18 @@ describe("article or multi-block path", () => {
     const base = { ratio: 1, articleChars: 745, blocksChars: 0, articleLinkDensity: 0.3, blocksLinkDensity: 0, longParasIn: 0, longParasOut: 0, longParaCharsIn: 0, longParaCharsOut: 0, headingsIn: 0, headingsOut: 0, articleTags: 0, cards: 0, kind: "unknown", markedBody: false } as const
     expect(preferBlocks(base)).toBe(false)
   })
+  it("counts a paragraph in a dense script (Han, kana, Hangul) by what it says, not by its characters", () => {
+    // 30-40 Han characters make a paragraph: under 80 characters, yet as much as 100+ Latin letters say
+    const han = (i: number) => `第${i}天我们沿着山路走到营地，看到满山的枫叶已经变红，朋友们一起搭起帐篷，晚上围着火炉聊天直到深夜。`
+    const page = chrome(
+      `<div class="col-a"><div class="post"><h1>山里的秋天</h1>${Array.from({ length: 8 }, (_, i) => `<p>${han(i + 1)}</p>`).join("")}</div></div>` +
+        `<div class="col-b"><div class="box">${Array.from({ length: 12 }, (_, i) => `<div class="item"><h3><a href="/post/${i}">其他文章标题 ${i}</a></h3><span>访客 ${i} 于 2013/12/28 留言：好美的照片，谢谢分享！</span></div>`).join("")}</div></div>`
+    )
+    const auto = run(page)
+    expect(auto.features?.longParasIn).toBe(8)
+    expect(auto.features?.longParasOut).toBe(0)
+    expect(auto.text).toBe(run(page, "article").text)
+    expect(auto.text).toContain("第8天我们沿着山路")
+    expect(auto.text).not.toContain("其他文章标题 5")
+  })
 })

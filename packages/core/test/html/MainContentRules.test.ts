@@ -167,6 +167,15 @@ describe("repeated passages", () => {
     expect(text).toContain("Paragraph 6 about the process")
   })
 
+  it("keeps a paragraph its own run of prose repeats (a refrain), and drops the copy another layout sends", () => {
+    const refrain = "And still the river runs to the sea, and still the sea is never full, and so we sing it again."
+    const html = `<html><body><main><h1>A song</h1>
+      <div class="verses">${prose("the first verse", 3)}<p>${refrain}</p>${prose("the second verse", 3)}<p>${refrain}</p></div>
+      <div class="mobile"><p>${refrain}</p></div></main></body></html>`
+    const text = extract(html)
+    expect(text.split("never full").length - 1).toBe(2)
+  })
+
   it("does not drop a block because its only child repeats its own text", () => {
     const html = `<html><body><main><h1>Garlic</h1>${prose("garlic", 6)}
       <div class="note"><span>A closing note that is long enough to count as a passage of its own, said only once.</span></div></main></body></html>`

@@ -57,6 +57,11 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
   const pageFooters = footersBesideMain(body)
   const sectionHeaders = headersOfSections(body)
   let bodyWords: Map<string, number> | undefined
+  let articles: ReadonlyArray<Element> | undefined
+  // a sidebar is chrome however much it holds when the page's article or main region lies
+  // beside it (a live feed or a comment column can outweigh a short article)
+  const besideArticle = (element: Element): boolean =>
+    (articles ??= proseLandmarks(body, stats, total)).some((a) => a !== element && !hasDescendant(element, (d) => d === a) && !hasDescendant(a, (d) => d === element))
   return filterTree(body, (element, parent) => {
     const tag = element.tagName
     // pages that render their content only without scripts (Discourse) keep it in <noscript>
@@ -82,9 +87,9 @@ export const prunePage = <T extends Root | Element>(body: T, stats: StatsTable, 
     if (tag === "main" || tag === "article") return false
     // a section's own header is judged by its class names only, as any block
     if (sectionHeaders.has(element)) return options.stripUnlikely && isUnlikely(element, options.chromeOnly === true ? CHROME_CLASS : UNLIKELY) && !bigContent(element)
-    if (CHROME_TAGS.has(tag)) return pageFooters.has(element) || !bigContent(element)
     const role = attr(element, "role")
-    if (role !== undefined && CHROME_ROLES.has(role)) return !bigContent(element)
+    if (CHROME_TAGS.has(tag)) return pageFooters.has(element) || !bigContent(element) || ((tag === "aside" || role === "complementary") && besideArticle(element))
+    if (role !== undefined && CHROME_ROLES.has(role)) return !bigContent(element) || (role === "complementary" && besideArticle(element))
     if (options.stripUnlikely && !PROTECTED.has(tag)) {
       if (options.keepComments) {
         const ci = classAndId(element)
@@ -194,6 +199,20 @@ const headersOfSections = (body: Root | Element): Set<Element> => {
 }
 
 /** Ancestors of `<main>` and `[role=main]` elements that hold a fifth of the text. */
+/** `<article>` and main-landmark elements of prose: a sixth of the page's text or more, few links. */
+const proseLandmarks = (body: Root | Element, stats: StatsTable, total: number): Array<Element> => {
+  const out: Array<Element> = []
+  walkElements(body, (el) => {
+    if (el.tagName !== "article" && !isMainLandmark(el)) return true
+    const s = stats.get(el) ?? EMPTY_STATS
+    if (s.chars >= total * PROSE_LANDMARK_SHARE && linkDensity(s) < 0.3) out.push(el)
+    return true
+  })
+  return out
+}
+
+const PROSE_LANDMARK_SHARE = 1 / 6
+
 const ancestorsOfLandmarks = (body: Root | Element, stats: StatsTable, total: number): Set<Element> => {
   const out = new Set<Element>()
   const path: Array<Element> = []

@@ -184,6 +184,19 @@ describe("repeated passages", () => {
   })
 })
 
+describe("sidebars beside the article", () => {
+  it("drops an <aside> that holds more text than the article beside it (a live feed)", () => {
+    const feed = Array.from({ length: 14 }, (_, i) => `<li><a href="/live/${i}">1${i}:05</a> <p>Live item ${i}: the council met again today, and the vote on the new bridge, which many residents oppose, was put off until spring.</p></li>`).join("")
+    const html = `<html><body><div class="page"><div class="grid">
+      <div class="col"><article><h1>Bridge vote</h1>${prose("the bridge", 4)}</article></div>
+      <aside id="sidebar" role="complementary"><div class="live"><a href="/live">Live</a><ul>${feed}</ul></div></aside>
+    </div></div></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 3 about the bridge")
+    expect(text).not.toContain("Live item 7")
+  })
+})
+
 describe("link trees on multi-block pages", () => {
   it("drops a nested menu of links, keeps flat link lists and the blocks", () => {
     const items = (prefix: string) => Array.from({ length: 5 }, (_, i) => `<li><a href="/${prefix}/${i}">${prefix} service ${i}</a></li>`).join("")

@@ -37,10 +37,51 @@ export const classAndId = (element: Element): string => {
       cls = cls === "" ? t : `${cls} ${t}`
     }
   } else if (typeof className === "string") cls = className
-  const id = typeof props.id === "string" ? props.id : ""
+  const rawId = typeof props.id === "string" ? props.id : ""
+  const id = rawId !== "" && isHeadingSlug(element, rawId) ? "" : rawId
   const out = cls === "" && id === "" ? "" : `${cls} ${id}`.toLowerCase()
   cache.set(element, out)
   return out
+}
+
+const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"])
+
+/** The element's heading: itself, or a heading among the first element children of it or of its first child. */
+const ownHeading = (element: Element): Element | undefined => {
+  if (HEADING_TAGS.has(element.tagName)) return element
+  let seen = 0
+  for (const child of element.children) {
+    if (child.type !== "element") continue
+    if (HEADING_TAGS.has(child.tagName)) return child
+    if (seen === 0) for (const inner of child.children) if (inner.type === "element" && HEADING_TAGS.has(inner.tagName)) return inner
+    if (++seen >= 3) break
+  }
+  return undefined
+}
+
+const slug = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "")
+
+/**
+ * An id that spells the element's own heading (`sharing-with-multiple-developers` over "Sharing
+ * with multiple developers", `related-work` on "Related work") anchors a section of the text: it
+ * names what the author wrote, not a widget, so the class/id patterns do not read it.
+ */
+const isHeadingSlug = (element: Element, id: string): boolean => {
+  if (!/[-_]/.test(id)) return false
+  const heading = ownHeading(element)
+  if (heading === undefined) return false
+  let text = ""
+  const visit = (el: Element) => {
+    for (const child of el.children) {
+      if (child.type === "text") text += child.value
+      else if (child.type === "element") visit(child)
+      if (text.length > 300) return
+    }
+  }
+  visit(heading)
+  const want = slug(id)
+  const have = slug(text)
+  return want !== "" && (have === want || (want.split("-").length >= 3 && have.startsWith(want)))
 }
 
 export const attr = (element: Element, name: string): string | undefined => {

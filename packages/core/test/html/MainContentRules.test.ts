@@ -197,6 +197,23 @@ describe("sidebars beside the article", () => {
   })
 })
 
+describe("section anchors", () => {
+  it("keeps a section whose id spells its heading, even when the words look like a widget's name, and still drops a share widget", () => {
+    const html = `<html><body><div class="document"><div class="body">
+      <div class="section" id="working-alone"><h1>Working alone</h1>${prose("working alone", 4)}</div>
+      <div class="section" id="setting-up"><h2>Setting up</h2>${prose("setting up", 4)}</div>
+      <div class="section" id="first-steps"><h2>First steps</h2>${prose("first steps", 4)}</div>
+      <div class="section" id="sharing-with-multiple-developers-code-review"><h2>Sharing with multiple developers: code review<a class="headerlink" href="#x">¶</a></h2>${prose("code review", 4)}</div>
+      <div class="section" id="related-work"><h2>Related work</h2>${prose("earlier tools", 3)}</div>
+      <div id="share-buttons"><h3>Share</h3><a href="/s/1">Facebook</a> <a href="/s/2">Mail</a> <span>Tell a friend about this tutorial today</span></div>
+    </div></div></body></html>`
+    const text = extract(html)
+    expect(text).toContain("Paragraph 4 about code review")
+    expect(text).toContain("Paragraph 3 about earlier tools")
+    expect(text).not.toContain("Tell a friend")
+  })
+})
+
 describe("link trees on multi-block pages", () => {
   it("drops a nested menu of links, keeps flat link lists and the blocks", () => {
     const items = (prefix: string) => Array.from({ length: 5 }, (_, i) => `<li><a href="/${prefix}/${i}">${prefix} service ${i}</a></li>`).join("")

@@ -3,12 +3,15 @@
  * layer against labelled regions (`LayoutMetric.ts`), on
  * - generated documents (models/layout/data, exact labels from the DOM), the held-out seeds
  *   1000-1099 by default (seeds 0-999 are a model's training range and are not scored here);
+ * - generated LaTeX documents (models/layout/data generateLatex.ts, exact labels from the source),
+ *   held-out seeds 1000-1099 by default;
  * - Docling's PDFs in ../shared/corpus with Docling's JSON layout labels (a peer's, not truth).
  *
  * Today the layer is the heuristic one; a learned layer is scored with the same pages and
  * matching. Writes bench/results/layout.json and layout.md unless `--no-write`.
  *
- *   node -C @strata/source bench/pdf/Layout.ts [--from 1000] [--to 1099] [--no-write]
+ *   node -C @strata/source bench/pdf/Layout.ts [--from 1000] [--to 1099] [--latex-from 1000] [--latex-to 1099]
+ *     [--classifier path/to/classifier.json] [--no-write]
  */
 import { existsSync, writeFileSync } from "node:fs"
 import { loadavg } from "node:os"
@@ -18,19 +21,24 @@ import { classify, loadModel, modelPath } from "../../models/layout/Classifier.t
 import { pageRows, type PageSnapshot } from "../../models/layout/Features.ts"
 import { onnxClassifier } from "../../packages/pdf/src/LearnedLayout.ts"
 import type { TreeModel } from "../../models/layout/Trees.ts"
-import { docbankDocuments, doclingDocuments, doclingFiles, generatedDocuments, type LabelledDocument, relabelled } from "./LayoutData.ts"
+import { docbankDocuments, doclingDocuments, doclingFiles, generatedDocuments, type LabelledDocument, latexDocuments, relabelled } from "./LayoutData.ts"
 import { LABELS, type Scores, scorePage, scores, tally } from "./LayoutMetric.ts"
 
 const { values: args } = parseArgs({
   options: {
     from: { type: "string", default: "1000" },
     to: { type: "string", default: "1099" },
+    "latex-from": { type: "string", default: "1000" },
+    "latex-to": { type: "string", default: "1099" },
+    /** Another classifier.json to score (an older model, to compare); the default is the shipped one. */
+    classifier: { type: "string" },
     "no-write": { type: "boolean", default: false },
     /** Also score the block classifier of models/layout (when its classifier.json is there). */
     model: { type: "boolean", default: true }
   }
 })
-const model: TreeModel | undefined = args.model && existsSync(modelPath) ? loadModel() : undefined
+const classifierPath = args.classifier ?? modelPath
+const model: TreeModel | undefined = args.model && existsSync(classifierPath) ? loadModel(classifierPath) : undefined
 
 const score = async (docs: AsyncIterable<LabelledDocument>) => {
   const heuristic = tally(), learned = tally(), ungated = tally(), alone = tally()
@@ -59,6 +67,10 @@ const from = Number(args.from), to = Number(args.to)
 const both = await score(generatedDocuments(from, to))
 const generated = both.heuristic
 console.error("generated", JSON.stringify({ macroF1: generated.macroF1, meanIoU: generated.meanIoU, found: generated.found, pages: generated.pages, model: both.model?.macroF1, blockByBlock: both.model?.blockByBlock.macroF1 }))
+const latexFrom = Number(args["latex-from"]), latexTo = Number(args["latex-to"])
+const latexBoth = await score(latexDocuments(latexFrom, latexTo))
+const latex = latexBoth.heuristic
+console.error("latex", JSON.stringify({ macroF1: latex.macroF1, meanIoU: latex.meanIoU, found: latex.found, pages: latex.pages, model: latexBoth.model?.macroF1, blockByBlock: latexBoth.model?.blockByBlock.macroF1 }))
 const doclingBoth = await score(doclingDocuments())
 const docling = doclingBoth.heuristic
 console.error("docling", JSON.stringify({ macroF1: docling.macroF1, meanIoU: docling.meanIoU, found: docling.found, pages: docling.pages, model: doclingBoth.model?.macroF1, blockByBlock: doclingBoth.model?.blockByBlock.macroF1, ungated: doclingBoth.model?.ungated.macroF1 }))
@@ -98,12 +110,13 @@ const report = {
   date: started.toISOString(),
   layer: "heuristic",
   load: Math.round(loadavg()[0] * 10) / 10,
-  split: { train: "seeds 0-999 (models/layout)", heldOut: `seeds ${from}-${to}` },
+  split: { train: "seeds 0-999 (models/layout)", heldOut: `seeds ${from}-${to}`, latexHeldOut: `seeds ${latexFrom}-${latexTo}` },
   generated,
+  latex,
   docling: { ...docling, files: doclingFiles() },
   docbank: docbankBoth.heuristic,
-  ...(both.model !== undefined && doclingBoth.model !== undefined && docbankBoth.model !== undefined
-    ? { model: { name: "models/layout/classifier.json", gate: model?.gate ?? 0, generated: both.model, docling: doclingBoth.model, docbank: docbankBoth.model, cost } }
+  ...(both.model !== undefined && latexBoth.model !== undefined && doclingBoth.model !== undefined && docbankBoth.model !== undefined
+    ? { model: { name: args.classifier ?? "models/layout/classifier.json", gate: model?.gate ?? 0, generated: both.model, latex: latexBoth.model, docling: doclingBoth.model, docbank: docbankBoth.model, cost } }
     : {})
 }
 
@@ -143,13 +156,13 @@ const sideBySide = (h: Scores, m: Scores & { ungated: Scores; blockByBlock: Scor
   `| **macro-F1** | | | | **${f(h.macroF1)}** | **${f(m.ungated.macroF1)}** | | | **${f(m.blockByBlock.macroF1)}** | | | **${f(m.macroF1)}** |`
 ]
 /** What train.ts recorded in classifier.json: its data and the gate's validation sweep. */
-const trainedOn = model as unknown as { training?: { generated: string; docbank: string; rows: number; rounds: number; depth: number; rate: number }; validation?: { generated: string; docbank: string; gates: Array<{ gate: number; generated: number; docbank: number }> } }
+const trainedOn = model as unknown as { training?: { generated: string; latex?: string; docbank: string; rows: number; rounds: number; depth: number; rate: number }; validation?: { generated: string; latex?: string; docbank: string; gates: Array<{ gate: number; generated: number; docbank: number; latex?: number }> } }
 const modelSection = report.model === undefined ? [] : [
   "## Block classifier (models/layout; the reader's `layout: \"learned\"` layer)",
   "",
-  `Gradient-boosted trees over the reader's per-block features (models/layout/Features.ts: the heuristic's kind, size against the body size of the page's window, bold, italic, mono, math fonts, box, indent, lines, fragments per row, numbering, bullets, caption words, digits, capitals, math symbols, gaps to the neighbours above and below, a figure or table beside, page index), trained by models/layout/train.ts on generated ${trainedOn.training?.generated ?? "seeds 0-299"}${trainedOn.training !== undefined && trainedOn.training.docbank !== "none" ? ` and DocBank's ${trainedOn.training.docbank}` : ""}. It relabels the same blocks the heuristic labelled (boxes and segmentation unchanged, so IoU and found are the heuristic's); the same matching and scores.`,
+  `Gradient-boosted trees over the reader's per-block features (models/layout/Features.ts: the heuristic's kind, size against the body size of the page's window, bold, italic, mono, math fonts, box, indent, lines, fragments per row, numbering, bullets, caption words, digits, capitals, math symbols, gaps to the neighbours above and below, a figure or table beside, page index), trained by models/layout/train.ts on generated ${trainedOn.training?.generated ?? "seeds 0-299"}${trainedOn.training?.latex !== undefined ? `, LaTeX ${trainedOn.training.latex}` : ""}${trainedOn.training !== undefined && trainedOn.training.docbank !== "none" ? ` and DocBank's ${trainedOn.training.docbank}` : ""}. It relabels the same blocks the heuristic labelled (boxes and segmentation unchanged, so IoU and found are the heuristic's); the same matching and scores.`,
   "",
-  `**Gate ${report.model.gate}**: a block keeps the heuristic's kind unless the model's probability is at least that. Chosen by train.ts on ${trainedOn.validation?.generated ?? "?"} and DocBank's ${trainedOn.validation?.docbank ?? "?"} (neither trained on): the best DocBank macro-F1 while the generated one stays 0.10 above the heuristic's. Docling's PDFs played no part in training, the gate or any choice. Sweep (macro-F1, generated / DocBank validation; 1.01 is the heuristic): ${(trainedOn.validation?.gates ?? []).map((g) => `${g.gate}: ${f(g.generated)} / ${f(g.docbank)}`).join(", ")}.`,
+  `**Gate ${report.model.gate}**: a block keeps the heuristic's kind unless the model's probability is at least that. Chosen by train.ts on ${trainedOn.validation?.generated ?? "?"}${trainedOn.validation?.latex !== undefined ? `, LaTeX ${trainedOn.validation.latex}` : ""} and DocBank's ${trainedOn.validation?.docbank ?? "?"} (none trained on): the best DocBank macro-F1 while the generated one stays 0.10 above the heuristic's${trainedOn.validation?.latex !== undefined ? " and the LaTeX one not below the heuristic's" : ""}. Docling's PDFs played no part in training, the gate or any choice. Sweep (macro-F1, generated / DocBank${trainedOn.validation?.latex !== undefined ? " / LaTeX" : ""} validation; 1.01 is the heuristic): ${(trainedOn.validation?.gates ?? []).map((g) => `${g.gate}: ${f(g.generated)} / ${f(g.docbank)}${g.latex !== undefined ? ` / ${f(g.latex)}` : ""}`).join(", ")}.`,
   "",
   "**The page's constraint** (packages/pdf LayoutDecision.ts `decidePage`): a block becomes a `table` only beside another table block on its row (one the heuristic found or one the model also calls a table). Chosen on the same validation data (models/layout/Constraints.ts: generated 0.966 with or without it, DocBank 0.772 -> 0.791, and gate 0.8 still the rule's choice), not on the held-out sets below. The tables give the gated model block by block (the layer before the constraint) and with it (the layer).",
   "",
@@ -160,6 +173,12 @@ const modelSection = report.model === undefined ? [] : [
   ...sideBySide(generated, report.model.generated),
   "",
   `Largest confusions left (gated): ${confusions(report.model.generated)}.`,
+  "",
+  `### Generated from LaTeX, held out (seeds ${latexFrom}-${latexTo})`,
+  "",
+  ...sideBySide(latex, report.model.latex),
+  "",
+  `Largest confusions left (gated): ${confusions(report.model.latex)}.`,
   "",
   "### Docling's PDFs (Docling's labels; held out)",
   "",
@@ -197,6 +216,7 @@ const md = [
   "Not scored side by side with pdf-inspector (Firecrawl's engine, side by side in bench/pdf's quality, furniture, table-neighbour and math parts): it writes markdown and positioned text runs, and has no blocks, block labels or block boxes to match against regions. Its `extractStructureElements` returns only a tagged PDF's own structure tags (3 of Docling's 11 PDFs are tagged: P, Span, Figure, H1), which are the author's, not a layout it finds. Checked with pdf-inspector 1.22.1 on 2026-11-29.",
   "",
   ...summary(`Generated, held out (seeds ${from}-${to})`, generated),
+  ...summary(`Generated from LaTeX, held out (seeds ${latexFrom}-${latexTo}; pdflatex, labels from the source's colours and TeX's boxes, models/layout/data/generateLatex.ts)`, latex),
   ...summary("Docling's PDFs (Docling's labels)", docling),
   ...modelSection
 ].join("\n")

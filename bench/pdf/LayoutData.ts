@@ -5,6 +5,9 @@
  *
  * - Generated: models/layout/data's documents, `<seed>.pdf` with `<seed>.json` (exact labels
  *   from the DOM). Missing seeds are generated first.
+ * - Generated from LaTeX: models/layout/data's LaTeX documents (`generateLatex.ts`, pdflatex;
+ *   exact labels from the source's colours and TeX's boxes), the same files under
+ *   `.tmp/layout-latex`. A seed pdflatex could not build is skipped.
  * - Docling: ../shared/corpus/docling/pdf, regions from Docling's JSON (a peer's layout model,
  *   not truth). Its labels are folded onto ours: picture -> figure, document_index -> table,
  *   checkbox_selected/unselected -> text; text items inside a picture (words of a chart) are not
@@ -44,6 +47,7 @@ export interface LabelledDocument {
 }
 
 export const generatedDir = fileURLToPath(new URL("../../.tmp/layout/", import.meta.url))
+export const latexDir = fileURLToPath(new URL("../../.tmp/layout-latex/", import.meta.url))
 const doclingDir = fileURLToPath(new URL("../../../shared/corpus/docling/pdf/", import.meta.url))
 const docbankDir = fileURLToPath(new URL("../../../shared/corpus/docbank/", import.meta.url))
 
@@ -64,11 +68,15 @@ const oursOf = (page: Page) =>
     return { block, region: { label: foldLabel(block.kind, box), box } }
   })
 
-/** Generates what is missing of seeds `from..to` into `dir` (models/layout/data/generate.ts). */
-export const ensureGenerated = (from: number, to: number, dir = generatedDir) => {
+/** The generator of each source in models/layout/data. */
+export type Source = "html" | "latex"
+const GENERATOR: Record<Source, string> = { html: "generate.ts", latex: "generateLatex.ts" }
+
+/** Generates what is missing of seeds `from..to` into `dir` (models/layout/data/generate.ts or generateLatex.ts). */
+export const ensureGenerated = (from: number, to: number, dir = generatedDir, source: Source = "html") => {
   const missing = Array.from({ length: to - from + 1 }, (_, i) => from + i).some((s) => !existsSync(`${dir}${s}.json`))
   if (!missing) return
-  execFileSync(process.execPath, [fileURLToPath(new URL("../../models/layout/data/generate.ts", import.meta.url)), "--from", String(from), "--to", String(to), "--out", dir], { stdio: "inherit" })
+  execFileSync(process.execPath, [fileURLToPath(new URL(`../../models/layout/data/${GENERATOR[source]}`, import.meta.url)), "--from", String(from), "--to", String(to), "--out", dir], { stdio: "inherit" })
 }
 
 interface GeneratedJson {
@@ -77,9 +85,10 @@ interface GeneratedJson {
   readonly pages: ReadonlyArray<{ page: number; regions: ReadonlyArray<{ label: string; box: Box }> }>
 }
 
-export async function* generatedDocuments(from: number, to: number, dir = generatedDir): AsyncGenerator<LabelledDocument> {
-  ensureGenerated(from, to, dir)
+export async function* generatedDocuments(from: number, to: number, dir = generatedDir, source: Source = "html"): AsyncGenerator<LabelledDocument> {
+  ensureGenerated(from, to, dir, source)
   for (let seed = from; seed <= to; seed++) {
+    if (!existsSync(`${dir}${seed}.json`)) continue
     const json = JSON.parse(readFileSync(`${dir}${seed}.json`, "utf8")) as GeneratedJson
     const { pages, snapshots } = await readPdf(new Uint8Array(readFileSync(`${dir}${seed}.pdf`)))
     const labelledPages: Array<LabelledPage> = []
@@ -95,6 +104,9 @@ export async function* generatedDocuments(from: number, to: number, dir = genera
     yield { doc: String(seed), pages: labelledPages, snapshots }
   }
 }
+
+/** The LaTeX documents of seeds `from..to` (`.tmp/layout-latex`, generated when missing). */
+export const latexDocuments = (from: number, to: number): AsyncGenerator<LabelledDocument> => generatedDocuments(from, to, latexDir, "latex")
 
 interface DoclingJson {
   readonly pages: Record<string, { size: { width: number; height: number } }>

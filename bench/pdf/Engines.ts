@@ -3,10 +3,10 @@
  * Strata's reader through the shared MarkdownWriter, Firecrawl's pdf-inspector, pdf-parse, and
  * poppler's pdftotext when it is installed.
  */
-import { Effect, Stream } from "effect"
+import { Effect, Scope, Stream } from "effect"
 import { spawnSync } from "node:child_process"
 import { MarkdownWriter } from "@strata/core"
-import { type PdfReader, pdfReader } from "@strata/pdf"
+import { type PdfReader, heuristicLayout, heuristicReadingOrder, heuristicTables, learnedLayout, onnxClassifier, pdfReader, pdfReaderWith } from "@strata/pdf"
 
 export interface EngineOutput {
   readonly markdown: string
@@ -29,6 +29,15 @@ export const strataWith = (reader: PdfReader): Engine => (bytes) =>
   })))
 
 export const strata: Engine = strataWith(pdfReader)
+
+/** The same reader with models/layout's classifier relabelling the heuristic's blocks (`STRATA_PDF_LAYOUT=learned`). */
+let learnedReader: Promise<Engine> | undefined
+export const strataLearned: Engine = async (bytes, path) => {
+  learnedReader ??= Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => Scope.provide(onnxClassifier(), scope))).then((classifier) =>
+    strataWith(pdfReaderWith({ layout: learnedLayout(heuristicLayout(heuristicTables), classifier), readingOrder: heuristicReadingOrder }))
+  )
+  return (await learnedReader)(bytes, path)
+}
 
 export const pdfInspector: Engine = async (bytes) => {
   const inspector = await import("@firecrawl/pdf-inspector")
@@ -70,4 +79,4 @@ export const pdftotext: Engine = async (_bytes, path) => {
   return { markdown: out.stdout ?? "", pages }
 }
 
-export const engines: Record<string, Engine> = { strata, "pdf-inspector": pdfInspector, "pdf-parse": pdfParse, pdftotext }
+export const engines: Record<string, Engine> = { strata, "strata-learned": strataLearned, "pdf-inspector": pdfInspector, "pdf-parse": pdfParse, pdftotext }

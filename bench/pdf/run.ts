@@ -6,7 +6,8 @@
  * pdf-inspector's markdown beside ours in the same run. Writes bench/results/pdf.json and pdf.md;
  * a part skipped keeps its last figures there.
  *
- *   node bench/pdf/run.ts [--skip-quality] [--skip-figures] [--skip-robust] [--skip-speed] [--skip-big] [--only-robust]
+ *   node bench/pdf/run.ts [--skip-quality] [--skip-figures] [--skip-robust] [--skip-speed] [--skip-big] [--only-robust] [--learned]
+ *   (--learned: also the reader with the learned layout layer, as `strata-learned`)
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -43,7 +44,7 @@ const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** di
 
 const quality = () => {
   const files = readdirSync(doclingDir).filter((f) => f.endsWith(".pdf")).sort().map((f) => doclingDir + f)
-  const engineNames = ["strata", "pdf-inspector", "pdf-parse", ...(hasPdftotext() ? ["pdftotext"] : [])]
+  const engineNames = ["strata", ...(args.has("--learned") ? ["strata-learned"] : []), "pdf-inspector", "pdf-parse", ...(hasPdftotext() ? ["pdftotext"] : [])]
   const perEngine: Record<string, unknown> = {}
   const perDoc: Array<Record<string, unknown>> = []
   for (const name of engineNames) {

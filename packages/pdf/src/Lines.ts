@@ -13,6 +13,15 @@ export type { Line } from "@strata/core"
 /** A fragment ends where the gap exceeds this many font sizes. */
 export const FRAGMENT_GAP = 1.1
 
+/** A gap this wide (in font sizes) still ends a fragment where the page leaves an empty band down it (a column gutter). */
+export const NARROW_GUTTER = 0.5
+
+/**
+ * Text stacked this many font sizes high on both sides of such a gap, at the least: a band between
+ * two words of a page of two lines is empty too, and is no gutter.
+ */
+const GUTTER_ROWS = 8
+
 /** Runs whose sizes differ by this factor or more are spaced by the smaller one. */
 const MIXED_SIZES = 1.5
 
@@ -185,7 +194,7 @@ const justifiedSpace = (ordered: ReadonlyArray<TextRun>, gaps: ReadonlyArray<num
  * at other places on every row and leave no such band. Measured against the sides, not the page,
  * so that a column filled half way down still has its spaces covered.
  */
-const emptyBand = (runs: ReadonlyArray<TextRun>): ((a: number, b: number) => boolean) => {
+const emptyBand = (runs: ReadonlyArray<TextRun>): ((a: number, b: number, minSide?: number) => boolean) => {
   let right = 0
   for (const r of runs) if (r.x1 > right) right = r.x1
   // Bounded: a broken file may place a run far off the page.
@@ -196,8 +205,9 @@ const emptyBand = (runs: ReadonlyArray<TextRun>): ((a: number, b: number) => boo
     for (let x = Math.max(0, Math.floor(from)); x < Math.min(covered.length, Math.ceil(to)); x++) m = Math.max(m, covered[x])
     return m
   }
-  return (a, b) => {
+  return (a, b, minSide = 0) => {
     const side = Math.min(most(a - 20, a), most(b, b + 20))
+    if (side < minSide) return false
     for (let x = Math.max(0, Math.ceil(a)); x < Math.min(covered.length, Math.floor(b)); x++) if (covered[x] <= 0.25 * side) return true
     return false
   }
@@ -271,7 +281,11 @@ export const buildLines = (
       const size = mixed ? Math.min(run.size, before) : Math.max(run.size, before)
       // Justified Arabic stretches its word gaps (kashida): right-to-left runs tolerate wider ones.
       const limit = run.rtl && fragment[fragment.length - 1]?.rtl ? 2.5 * FRAGMENT_GAP : FRAGMENT_GAP
-      if (fragment.length > 0 && gap > limit * size && !keepsTogether(fragment, run, gap, size) && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) {
+      // a gap narrower than a fragment gap is still a cut where it is a page gutter: LaTeX sets two
+      // columns 10 pt apart, one em of 10 pt type, and their lines were read as one
+      const cut = (gap > limit * size && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) ||
+        (gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size))
+      if (fragment.length > 0 && cut && !keepsTogether(fragment, run, gap, size)) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

@@ -10,11 +10,8 @@
  *   node_modules/.bin/node -C @strata/source bench/html/readabilityPages.ts [--write] [--worst N]
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { Readability } from "@mozilla/readability"
-import { Defuddle } from "defuddle/node"
-import { parseHTML } from "linkedom"
 import { processHtml } from "../../packages/core/src/html/HtmlPipeline.ts"
+import { defuddleEngine, readabilityEngine } from "./Peers.ts"
 import { markdownToPlain, tokenize, wordF1 } from "./Score.ts"
 
 const args = process.argv.slice(2)
@@ -24,22 +21,12 @@ const corpus = new URL("../../../shared/corpus/readability/", import.meta.url)
 const results = new URL("../results/", import.meta.url)
 const url = "http://fakehost/test/page.html"
 
-const require = createRequire(import.meta.url)
-const TurndownService = require("turndown") as new (options?: object) => { turndown(html: string): string }
-const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" })
+const readability = async (html: string): Promise<string> => markdownToPlain(await readabilityEngine(html, url))
 
-const readability = (html: string): string => {
-  const article = new Readability(parseHTML(html).document as unknown as Document).parse()
-  return article?.content ? markdownToPlain(turndown.turndown(article.content)) : ""
-}
-
-/** As bench/html/run.ts runs it: linkedom with defuddle's two polyfills, no network. */
+/** As bench/html/run.ts runs it; a page it throws on gives nothing. */
 const defuddle = async (html: string): Promise<string> => {
-  const doc = parseHTML(html).document as unknown as { styleSheets?: unknown; defaultView?: { getComputedStyle?: unknown } }
-  if (!doc.styleSheets) doc.styleSheets = []
-  if (doc.defaultView && !doc.defaultView.getComputedStyle) doc.defaultView.getComputedStyle = () => ({ display: "" })
   try {
-    return markdownToPlain((await Defuddle(doc as unknown as Document, url, { markdown: true, useAsync: false })).content ?? "")
+    return markdownToPlain(await defuddleEngine(html, url))
   } catch {
     return ""
   }
@@ -63,7 +50,7 @@ for (const page of readdirSync(corpus).sort()) {
   } catch {
     continue
   }
-  const reference = readability(html)
+  const reference = await readability(html)
   if (tokenize(reference).length === 0) continue
   const [mine, theirs] = [ours(html), await defuddle(html)]
   const score = (text: string) => {

@@ -16,14 +16,11 @@
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs"
 import { gunzipSync } from "node:zlib"
-import { createRequire } from "node:module"
 import { performance } from "node:perf_hooks"
-import { Readability } from "@mozilla/readability"
-import { Defuddle } from "defuddle/node"
-import { parseHTML } from "linkedom"
 import { decodeBody } from "../../packages/core/src/fetch/Charset.ts"
 import { markdownToPlain, snippetRate, tokenize, wordF1 } from "./Score.ts"
 import { summarise, type PageResult, renderMarkdown } from "./Report.ts"
+import { defuddleEngine, type Engine, readabilityEngine } from "./Peers.ts"
 
 const args = process.argv.slice(2)
 const flag = (name: string) => args.includes(name)
@@ -61,35 +58,6 @@ const loadTruth = (id: string): Truth => {
 const decode = (bytes: Uint8Array): string => decodeBody(bytes, undefined).text
 
 // ---- engines ----------------------------------------------------------------------------
-
-type Engine = (html: string, url: string) => string | Promise<string>
-
-const require = createRequire(import.meta.url)
-const TurndownService = require("turndown") as new (options?: object) => { turndown(html: string): string }
-const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" })
-
-const readabilityEngine: Engine = (html) => {
-  const { document } = parseHTML(html)
-  const article = new Readability(document as unknown as Document).parse()
-  return article?.content ? turndown.turndown(article.content) : ""
-}
-
-/**
- * defuddle 0.19 on linkedom, its own markdown (as its CLI writes it). The document gets the two
- * polyfills defuddle's own linkedom path applies (utils/linkedom-compat: styleSheets,
- * getComputedStyle) and the page's URL.
- */
-const defuddleEngine: Engine = async (html, url) => {
-  const { document } = parseHTML(html)
-  const doc = document as unknown as { styleSheets?: unknown; defaultView?: { getComputedStyle?: unknown }; URL: string }
-  if (!doc.styleSheets) doc.styleSheets = []
-  if (doc.defaultView && !doc.defaultView.getComputedStyle) doc.defaultView.getComputedStyle = () => ({ display: "" })
-  if (url !== "") doc.URL = url
-  // useAsync: false: its site extractors would otherwise fetch third-party APIs (a reddit page
-  // asked www.reddit.com) when the HTML alone gives them too little. The bench stays offline.
-  const result = await Defuddle(document as unknown as Document, url, { markdown: true, useAsync: false })
-  return result.content ?? ""
-}
 
 const pipelinePath = new URL("../../packages/core/src/html/HtmlPipeline.ts", import.meta.url)
 const parserPath = new URL("../../packages/core/src/html/HtmlParser.ts", import.meta.url)

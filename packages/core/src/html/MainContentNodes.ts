@@ -70,15 +70,8 @@ const isHeadingSlug = (element: Element, id: string): boolean => {
   if (!/[-_]/.test(id)) return false
   const heading = ownHeading(element)
   if (heading === undefined) return false
-  let text = ""
-  const visit = (el: Element) => {
-    for (const child of el.children) {
-      if (child.type === "text") text += child.value
-      else if (child.type === "element") visit(child)
-      if (text.length > 300) return
-    }
-  }
-  visit(heading)
+  const text = boundedText(heading, 300)
+  if (text === undefined) return false
   const want = slug(id)
   const have = slug(text)
   return want !== "" && (have === want || (want.split("-").length >= 3 && have.startsWith(want)))

@@ -99,7 +99,7 @@ const code = (block: LayoutBlock): BlockStructure => {
 }
 
 /** A list marker written as a bullet of its own: symbols, dashes, private-use glyphs, or none. */
-const BULLET = /^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f\-–—*+]$/
+const BULLET = /^[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼∗⋆★☆✦❖⁎\ue000-\uf8ff\u0080-\u009f\-–—*+]$/
 
 /**
  * Plain cell text, unless a cell holds inline math (numbers with powers of ten, symbols): then

@@ -4,15 +4,64 @@
  * opening word, numbered bold lines as headings rather than lists, formulas by math fonts.
  */
 import type { FontStats } from "./FontStats.ts"
+import { isSmallCapsFont } from "./Fonts.ts"
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import { isTocEntry } from "./Paragraphs.ts"
 
-const CAPTION = /^(?:figure|fig\.|table|tab\.|listing|chart|scheme|plate|exhibit|graph|diagram|image|photo)\s*[\dIVXivx]+[a-z]?\s*[.:\-–—]|^(?:source|note|notes)\s*:/i
+const CAPTION_WORDS = ["figure", "fig\\.", "table", "tab\\.", "listing", "chart", "scheme", "plate", "exhibit", "graph", "diagram", "image", "photo"]
+const CAPTION_WORD = String.raw`(?:${CAPTION_WORDS.join("|")})\s*[\dIVXivx]+[a-z]?`
+// "Figure 3:" or "Table 2." opens a caption.
+const CAPTION = new RegExp(String.raw`^${CAPTION_WORD}\s*[.:\-–—]|^(?:source|note|notes)\s*:`, "i")
+// So does a label with only a space before a capitalised caption ("Figure 1 Phased array", not
+// "Figure 1 shows"), its word capitalised and its number in digits or Roman capitals.
+const CAPTION_SPACED = new RegExp(
+  String.raw`^(?:${CAPTION_WORDS.map((w) => `${w[0]!.toUpperCase()}${w.slice(1)}|${w.toUpperCase()}`).join("|")})\s*(?:\d{1,3}[a-z]?|[IVX]{1,5})\s+\p{Lu}`,
+  "u"
+)
+const isCaption = (text: string) => CAPTION.test(text) || CAPTION_SPACED.test(text)
 
 const FOOTNOTE = /^(?:\d{1,3}\)?|\(\d{1,3}\)|[*†‡§¶])\s*\S/
 
 const textOf = (block: LayoutBlock) => block.lines.map((l) => l.text).join(" ").trim()
 const rowsOf = (block: LayoutBlock) => new Set(block.lines.map((l) => l.row)).size
+
+/**
+ * A section number that opens a heading: multi-level ("2.1", "4.0.1"), a Roman numeral or a capital
+ * letter with a point ("IV.", "B."), followed by a capitalised word.
+ */
+const SECTION_NUMBER = /^(?:\d{1,2}(?:\.\d{1,2}){1,3}\.?|[IVX]{1,5}\.|[A-Z]\.)\s+(?=\p{Lu})/u
+
+/** Every letter upper case (an upper-case heading), with enough letters to say so. */
+const allCapitals = (text: string) => {
+  const letters = text.replace(/[^\p{L}]/gu, "")
+  // Only cased letters (Hangul or Han have no capitals), and words rather than an equation or a code ("USER = ALICE").
+  return letters.length >= 3 && /^\p{Lu}+$/u.test(letters) && !/[=<>+*/|_@#{}[\]\\]/.test(text)
+}
+
+/** Every run set in a caps-and-small-caps font. */
+const smallCaps = (block: LayoutBlock) => block.lines.every((l) => l.runs.every((r) => r.font !== undefined && isSmallCapsFont(r.font)))
+
+/**
+ * A short line set apart from the body by its style alone, at about the body's size: small caps,
+ * capitals, italic or plain with a section number (what journal styles use for their lower levels,
+ * where only the largest headings are bigger or bold).
+ */
+const styledHeading = (block: LayoutBlock, text: string, body: number) => {
+  const words = text.split(/\s+/)
+  // One stretch of text a row: a table's header row (cells apart on one row) is no heading.
+  if (rowsOf(block) > 2 || block.lines.length > rowsOf(block) || text.length > 100 || words.length > 12 || /[.:;,]$/.test(text) ||
+    block.size < body * 0.75) return false
+  const numbered = SECTION_NUMBER.test(text)
+  if (smallCaps(block) || allCapitals(text)) return true
+  // Italic or plain text needs a section number, and a single row at the body's size.
+  return numbered && rowsOf(block) === 1 && block.size >= body * 0.95 && !block.lines.some((l) => l.mono || l.math)
+}
+
+/** No other text within four body sizes to either side of the block, level with it. */
+const aloneOnRow = (block: LayoutBlock, blocks: ReadonlyArray<LayoutBlock>, body: number) =>
+  !blocks.some((b) => b !== block && b.kind !== "figure" && b.kind !== "table" &&
+    Math.min(b.bottom, block.bottom) - Math.max(b.top, block.top) > Math.min(b.bottom - b.top, block.bottom - block.top) * 0.5 &&
+    Math.max(b.x0 - block.x1, block.x0 - b.x1) < body * 4)
 
 /** Whether a block reads like a heading rather than a sentence. */
 const headingLike = (block: LayoutBlock, text: string) =>
@@ -41,6 +90,18 @@ export const classifyBlocks = (
       if (block.kind !== "text" || block.top > page.height * 0.6) continue
       if (block.size >= body * 1.5 && headingLike(block, textOf(block)) && (title === undefined || block.size > title.size)) title = block
     }
+    // Else a smaller title (as big as the section headings): the first text on the page, larger than
+    // the body and as large as anything else on the page.
+    if (title === undefined) {
+      const text = blocks.filter((b) => b.kind === "text" || b.kind === "list_item" || b.kind === "code")
+      const first = text.reduce<LayoutBlock | undefined>((a, b) => (a === undefined || b.top < a.top ? b : a), undefined)
+      const centre = first === undefined ? 0 : (first.x0 + first.x1) / 2
+      const columnCentre = text.length === 0 ? 0 : (Math.min(...text.map((b) => b.x0)) + Math.max(...text.map((b) => b.x1))) / 2
+      if (first !== undefined && first.kind === "text" && first.top < page.height * 0.35 && first.size >= body * 1.15 &&
+        text.every((b) => b.size <= first.size + 0.25) && headingLike(first, textOf(first)) &&
+        // Centred, or set flush but without a section number ("1 Introduction" opening a chapter is no title).
+        (Math.abs(centre - columnCentre) < page.width * 0.05 || !/^(?:\d|[IVX]+\.\s)/.test(textOf(first)))) title = first
+    }
     if (title !== undefined) {
       title.kind = "title"
       title.level = 1
@@ -59,7 +120,7 @@ export const classifyBlocks = (
     if (block.kind === "list_item") {
       const text = textOf(block)
       // "(1) Scope" in bold on its own line is a numbered heading, not a list.
-      if (/^\(?\d{1,2}[.)]?\)?\s/.test(text) && (block.lines.every((l) => l.bold) || stats.isHeadingSize(block.size)) && rowsOf(block) <= 2 &&
+      if (/^\(?\d{1,2}[.)]?\)?\s/.test(text) && (block.lines.every((l) => l.bold) || smallCaps(block) || stats.isHeadingSize(block.size)) && rowsOf(block) <= 2 &&
         text.length <= 100 && !/[.:;,]$/.test(text)) {
         block.kind = "section_header"
         block.level = stats.level(block.size)
@@ -68,7 +129,7 @@ export const classifyBlocks = (
     }
     if (block.kind !== "text") continue
     const text = textOf(block)
-    if (CAPTION.test(text)) {
+    if (isCaption(text)) {
       block.kind = "caption"
       continue
     }
@@ -79,12 +140,16 @@ export const classifyBlocks = (
     }
     if (!headingLike(block, text)) continue
     const bigger = stats.isHeadingSize(block.size)
-    const boldHeading = block.lines.every((l) => l.bold) && block.size >= body * 0.95 && text.length <= 120 &&
-      !/[.:]$/.test(text) && rowsOf(block) <= 2
+    const bold = block.lines.every((l) => l.bold) && text.length <= 120 && !/[.:]$/.test(text) && rowsOf(block) <= 2
+    const boldHeading = bold && block.size >= body * 0.95
     const words = text.split(/\s+/)
     const italicHeading = block.lines.every((l) => l.italic) && rowsOf(block) === 1 && text.length <= 60 && words.length >= 2 &&
       !/[.:;,]$/.test(text) && words.filter((w) => /^\p{Lu}/u.test(w)).length >= words.length * 0.6 && block.size >= body * 0.95
-    if (bigger || boldHeading || italicHeading) {
+    // A bold line a little smaller than the body ("Abstract" over a \small abstract), or a line set apart
+    // by small caps, capitals or a section number, must also stand alone on its row: one with text a few
+    // ems beside it is a table's cell (a bold header or row label) whose table was not found.
+    const styled = ((bold && block.size >= body * 0.88) || styledHeading(block, text, body)) && aloneOnRow(block, blocks, body)
+    if (bigger || boldHeading || italicHeading || styled) {
       block.kind = "section_header"
       block.level = stats.level(block.size)
     }

@@ -16,9 +16,20 @@ export interface FontInfo {
 
 // TeX font names: CM/EC/LM families ("SFBX1000" bold extended, "CMTI10" italic, "SFTT1000" typewriter).
 const BOLD = /bold|black|heavy|semibold|demibold|demi\b|[-,]bd\b|[-,]bl\b|extrabold|ultrabold|-medi$|^(?:cm|sf|ec|lm|tc|cmss|sfss)bx|^(?:cm|sf|ec)b\d|^cmssbx/i
-const ITALIC = /italic|oblique|[-,]it\b|^(?:cm|sf|ec|lm)(?:ti|sl|bxti|bxsl|ssi)\d|-regulari$|-boldi$/i
+// URW's abbreviated styles: "NimbusSanL-ReguItal", "URWBookmanL-LighItal", "-DemiBoldItal".
+const ITALIC = /italic|oblique|[-,]it\b|^(?:cm|sf|ec|lm)(?:ti|sl|bxti|bxsl|ssi)\d|-regulari$|-boldi$|(?:regu|ligh|medi|demi|bold|book|roma)ital$/i
 const MONO = /courier|consol|monaco|menlo|mono|fixed|typewriter|sourcecode|source code|firacode|fira code|jetbrains|inconsolata|^(?:cm|sf|ec|lm)(?:tt|itt|sltt|vtt)\d|lucidaconsole|andale/i
 const MATH = /^(cmmi|cmsy|cmex|msbm|msam|stix|cambriamath|cambria math|mathematicalpi|symbol|eusm|rsfs|esint|txsy|pxsy)/i
+
+// Caps and small caps: TeX's CMCSC/ECCC/LMRomanCaps, foundries' "SC", "-SmallCaps", "Caps" styles.
+const SMALL_CAPS = /^(?:cm|ec|lm)csc\d|^eccc\d|smallcaps|small-caps|caps\d*-|caps$/i
+const SC_SUFFIX = /(?:[a-z]|-|,)SC$/
+
+/** Whether a font sets lower-case letters as small capitals (its text reads lower case but shows as capitals). */
+export const isSmallCapsFont = (rawName: string): boolean => {
+  const name = rawName.replace(/^[A-Z]{6}\+/, "")
+  return SMALL_CAPS.test(name) || SC_SUFFIX.test(name)
+}
 
 const SYMBOL = /dingbat|wingding|webding|zapf|^symbol|symbolmt|marlett/i
 

@@ -184,8 +184,9 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     if (tokens.every((t) => ACCENTS[t.glyph] !== undefined)) continue
     // A footnote mark (a small ∗, †, or digit by a word) is no formula.
     if (beside !== undefined && islandRules.length === 0 && tokens.length <= 2 && tokens.every((t) => t.size < beside.size * 0.85 && !/\p{L}/u.test(t.glyph))) continue
-    // Nor is a lone sign opening a line (a list bullet set in Symbol: "•", "–", "◦").
-    if (tokens.length === 1 && !/[\p{L}\p{N}]/u.test(tokens[0]!.glyph) && !row.some((r) => !own.has(r) && r.x1 <= box.x0 + 0.5 && onRow(r, 40))) continue
+    // Nor is a lone sign opening a line (a list bullet set in Symbol or a TeX math font: "•", "–", "◦", "∗"):
+    // nothing on its row to its left but across a gap wider than a word space (another column's line).
+    if (tokens.length === 1 && !/[\p{L}\p{N}]/u.test(tokens[0]!.glyph) && !row.some((r) => !own.has(r) && r.x1 <= box.x0 + 0.5 && onRow(r, 1.2))) continue
     const latex = formulaLatex(tokens, islandRules)
     // What could not be written as LaTeX that parses stays text.
     if (latex.length === 0 || !balanced(latex)) continue

@@ -9,8 +9,12 @@
 import { blockOf, extend, type LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
 
-/** Bullets, numbers and letters that open a list item (followed by a space). */
-export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼\ue000-\uf8ff\u0080-\u009f]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
+/**
+ * Bullets, numbers and letters that open a list item (followed by a space): symbols (TeX's
+ * second-level bullets are the math asterisk "∗" and the star "⋆"), dashes, "1." or "(a)". Not a
+ * bracketed number ("[3]"): references are text in DocBank's labels, footnotes in some documents.
+ */
+export const LIST_MARKER = /^(?:[•●○◦▪▫■□‣⁃∙·◆◇►▸➢✓✔☐☑☒✗✘❑❒◻◼∗⋆★☆✦❖⁎\ue000-\uf8ff\u0080-\u009f]|[-–—*+](?=\s)|\(?\d{1,3}[.)](?=\s)|\(?[a-z][.)](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*/
 
 /** Leader dots (or a run of ellipses) and the page number they lead to, ending a table-of-contents entry. */
 const LEADER = String.raw`(?:(?:[.·]\s?){4,}|…{2,})`

@@ -11,13 +11,14 @@ import { cleanContent, prunePage } from "./MainContentClean.ts"
 import { EMPTY_STATS, type StatsTable, classAndId, computeStats, filterTree, findBody, isMainLandmark, linkDensity, walkElements } from "./MainContentNodes.ts"
 import { type PageHints, readHints } from "./MainContentHints.ts"
 import { scoreTree } from "./MainContentScore.ts"
-import { dropRepeatedBlocks } from "./MainContentRepeats.ts"
+import { dropAdjacentCopies, dropRepeatedBlocks } from "./MainContentRepeats.ts"
 import { dropCallsToAction } from "./MainContentCalls.ts"
 import { dropReferenceSections } from "./MainContentHeadings.ts"
 import { REVIEWS, isMarkedHidden } from "./MainContentPatterns.ts"
 import { type PathFeatures, pathFeatures, preferBlocks } from "./MainContentChoice.ts"
 import { type PickPath, pageTitle } from "./MainContentBlocks.ts"
 import { pruneWithModel } from "./MainContentLearned.ts"
+import { dropProductCards } from "./MainContentCards.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
 export type { PathFeatures } from "./MainContentChoice.ts"
@@ -222,7 +223,7 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
   const page = analysePage(root, hints.noscript)
   let path: PickPath = "other"
   const picked = pickContent(page, hints, options, (p) => (path = p))
-  const content = neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(hints.kind === "product" ? dropReviews(picked) : picked))), page)
+  const content = neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(dropAdjacentCopies(hints.kind === "product" ? dropProductCards(dropReviews(picked), options?.url) : picked)))), page)
   if (options?.learned === false) return content
   const pruned = pruneWithModel(content, { title: pageTitle(page.body), path, kind: hints.kind, stats: page.stats })
   if (pruned === content) return content

@@ -182,6 +182,19 @@ describe("repeated passages", () => {
     const text = extract(html)
     expect(text).toContain("A closing note that is long enough")
   })
+
+  it("drops a label's screen-reader copy right after it, and keeps a ticker's run and copies apart", () => {
+    const html = `<html><body><main><h1>Garlic press</h1>${prose("the press", 6)}
+      <div class="price">USD 14.20<span class="clip">USD 14.20</span></div>
+      <div class="title"><span aria-hidden="true">Press, stainless</span><span class="clip">Press, stainless</span></div>
+      <div class="ticker"><span>Order now</span><span>Order now</span><span>Order now</span></div>
+      <p><b>Dishwasher safe.</b> Rinse it first. <b>Dishwasher safe.</b></p></main></body></html>`
+    const text = extract(html)
+    expect(text.split("USD 14.20").length - 1).toBe(1)
+    expect(text.split("Press, stainless").length - 1).toBe(1)
+    expect(text.split("Order now").length - 1).toBe(3)
+    expect(text.split("Dishwasher safe").length - 1).toBe(2)
+  })
 })
 
 describe("sidebars beside the article", () => {

@@ -80,7 +80,7 @@ export const observeHeadings = (blocks: ReadonlyArray<LayoutBlock>, stats: FontS
 export const classifyBlocks = (
   blocks: ReadonlyArray<LayoutBlock>,
   stats: FontStats,
-  page: { pageNumber: number; height: number }
+  page: { pageNumber: number; width: number; height: number }
 ): void => {
   const body = stats.bodySize
   // The title: the largest heading-sized block in the upper part of the first page.

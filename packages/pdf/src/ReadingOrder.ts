@@ -95,6 +95,19 @@ const bandGap = (blocks: ReadonlyArray<LayoutBlock>): Gap | undefined => {
   return undefined
 }
 
+/**
+ * Whether a gap across the region at `y` only opens below a column that has ended: above it there
+ * is text both sides of the gutter at `x`, below it on one side only. Cut there, the rest of the
+ * longer column was read after the whole of the shorter one (a short right column beside a left
+ * one that goes on under a heading's space or a figure's); the gutter is cut first instead.
+ */
+const columnGoesOn = (blocks: ReadonlyArray<LayoutBlock>, x: number, y: number): boolean => {
+  const side = (b: LayoutBlock) => ((b.x0 + b.x1) / 2 < x ? "left" : "right")
+  const above = new Set(blocks.filter((b) => (b.top + b.bottom) / 2 < y).map(side))
+  const below = new Set(blocks.filter((b) => (b.top + b.bottom) / 2 >= y).map(side))
+  return above.size === 2 && below.size === 1
+}
+
 const order = (blocks: Array<LayoutBlock>, rtl: boolean, out: Array<LayoutBlock>, depth: number, spanning = false): void => {
   if (blocks.length <= 1 || depth > 60) {
     out.push(...blocks.sort((a, b) => a.top - b.top || a.x0 - b.x0))
@@ -107,9 +120,11 @@ const order = (blocks: Array<LayoutBlock>, rtl: boolean, out: Array<LayoutBlock>
     return
   }
   const vertical = largestGap(blocks, (b) => b.x0, (b) => b.x1)
-  const horizontal = (spanning ? spanningGap(blocks) : undefined) ?? largestGap(blocks, (b) => b.top, (b) => b.bottom)
+  const across = spanning ? spanningGap(blocks) : undefined
+  const horizontal = across ?? largestGap(blocks, (b) => b.top, (b) => b.bottom)
   const useVertical = vertical !== undefined && vertical.size >= MIN_VERTICAL_GAP &&
-    (horizontal === undefined || vertical.size >= (spanning ? COLUMNS_FIRST : 1) * horizontal.size)
+    (horizontal === undefined || vertical.size >= (spanning ? COLUMNS_FIRST : 1) * horizontal.size ||
+      (spanning && across === undefined && columnGoesOn(blocks, vertical.at, horizontal.at)))
   if (useVertical) {
     const left = blocks.filter((b) => (b.x0 + b.x1) / 2 < vertical.at)
     const right = blocks.filter((b) => (b.x0 + b.x1) / 2 >= vertical.at)

@@ -149,12 +149,23 @@ const withoutOverprint = (runs: ReadonlyArray<TextRun>): ReadonlyArray<TextRun> 
 /** Section numbers and caption labels ("5.1", "A.2.", "Table 3.") set apart by a quad from their title. */
 const LABEL = /^(?:\d+(?:\.\d+)+\.?|\d+\.|[A-Z]\.(?:\d+\.?)*|[IVX]+\.|(?:table|tab\.|fig\.|figure|listing|algorithm)\s*\d+[.:]?)$/i
 
-/** Whether a wide gap still belongs inside one fragment: a list marker or a label before its text. */
-const keepsTogether = (fragment: ReadonlyArray<TextRun>, next: TextRun, gap: number, size: number): boolean => {
+/** A bare section number ("1", "12"): a label only where its heading's type says so (see keepsTogether). */
+const BARE_NUMBER = /^\d{1,2}$/
+
+/**
+ * Whether a wide gap still belongs inside one fragment: a list marker or a label before its text.
+ * A bare number is a section number set a quad from its heading in bold or large type (CMBX's quad
+ * is 1.15 em, wider than a word space may be: "1 Introduction" in LaTeX's article class was cut in
+ * two); in body type it may be a table's first column, and stays apart.
+ */
+const keepsTogether = (fragment: ReadonlyArray<TextRun>, next: TextRun, gap: number, size: number, bodySize: number): boolean => {
   if (fragment.length > 3 || gap > 5 * size) return false
   const text = joinRuns(fragment)
   if (LONE_MARKER.test(text)) return true
-  return gap < 3 * size && LABEL.test(text) && /^\p{Lu}/u.test(next.text.trimStart()) && Math.abs(next.size - fragment[0].size) < 0.5
+  const sameSize = Math.abs(next.size - fragment[0].size) < 0.5
+  if (gap < 3 * size && LABEL.test(text) && /^\p{Lu}/u.test(next.text.trimStart()) && sameSize) return true
+  return gap < 1.6 * size && BARE_NUMBER.test(text) && sameSize && /^\p{Lu}/u.test(next.text.trimStart()) &&
+    ((fragment.every((r) => r.bold) && next.bold) || next.size >= 1.15 * bodySize)
 }
 
 /** The gap before each run of a row sorted by x (the first is Infinity). */
@@ -263,6 +274,7 @@ export const buildLines = (
     }
   }
   const gutter = emptyBand(horizontal)
+  const bodySize = horizontal.length > 0 ? dominant(horizontal, (r) => Math.round(r.size * 2) / 2) : 0
   const lines: Array<Line> = []
   rows.forEach((row, index) => {
     const ordered = row.runs.sort((a, b) => a.x0 - b.x0)
@@ -285,7 +297,7 @@ export const buildLines = (
       // columns 10 pt apart, one em of 10 pt type, and their lines were read as one
       const cut = (gap > limit * size && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) ||
         (gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size))
-      if (fragment.length > 0 && cut && !keepsTogether(fragment, run, gap, size)) {
+      if (fragment.length > 0 && cut && !keepsTogether(fragment, run, gap, size, bodySize)) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

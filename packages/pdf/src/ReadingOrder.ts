@@ -125,9 +125,13 @@ const order = (blocks: Array<LayoutBlock>, rtl: boolean, out: Array<LayoutBlock>
   const useVertical = vertical !== undefined && vertical.size >= MIN_VERTICAL_GAP &&
     (horizontal === undefined || vertical.size >= (spanning ? COLUMNS_FIRST : 1) * horizontal.size ||
       (spanning && across === undefined && columnGoesOn(blocks, vertical.at, horizontal.at)))
-  if (useVertical) {
-    const left = blocks.filter((b) => (b.x0 + b.x1) / 2 < vertical.at)
-    const right = blocks.filter((b) => (b.x0 + b.x1) / 2 >= vertical.at)
+  const left = useVertical ? blocks.filter((b) => (b.x0 + b.x1) / 2 < vertical.at) : []
+  const right = useVertical ? blocks.filter((b) => (b.x0 + b.x1) / 2 >= vertical.at) : []
+  // Two sides one wholly above the other are no columns side by side: a heading set flush left
+  // under a centred table was read before it.
+  const sideBySide = (a: ReadonlyArray<LayoutBlock>, b: ReadonlyArray<LayoutBlock>) =>
+    Math.min(Math.max(...a.map((x) => x.bottom)), Math.max(...b.map((x) => x.bottom))) > Math.max(Math.min(...a.map((x) => x.top)), Math.min(...b.map((x) => x.top)))
+  if (useVertical && (horizontal === undefined || sideBySide(left, right))) {
     const [first, second] = rtl ? [right, left] : [left, right]
     order(first, rtl, out, depth + 1, spanning)
     order(second, rtl, out, depth + 1, spanning)

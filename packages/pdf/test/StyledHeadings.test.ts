@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import { isSmallCapsFont, fontInfoFromName } from "../src/Fonts.ts"
 import { readAll } from "./helpers/ReadAll.ts"
 
-const fixture = () => new Uint8Array(readFileSync(new URL("./fixtures/styled-headings/styled.pdf", import.meta.url)))
+const fixture = (name = "styled") => new Uint8Array(readFileSync(new URL(`./fixtures/styled-headings/${name}.pdf`, import.meta.url)))
 
 describe("headings set apart by style", () => {
   it.effect("small caps, italic and capital headings at the body's size are headings; the text under them is not", () =>
@@ -35,6 +35,15 @@ describe("headings set apart by style", () => {
       assert.include(markdown, "- The first outer item of the list.\n  - An inner item under the first.\n  - Another inner item under the first.\n- The second outer item of the list.")
       assert.notInclude(markdown, "∗")
       assert.notInclude(markdown, "\\ast")
+    }))
+
+  it.effect("LaTeX's own section numbers stay with their titles; a table's bare numbers stay cells; a centred table is read before the heading under it", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("article"))
+      assert.include(markdown, "## 1 Introduction\n\nThe introduction runs")
+      assert.include(markdown, "### 1.1 Background and motivation")
+      assert.include(markdown, "| 1 | Apples | Crates |\n| --- | --- | --- |\n| 2 | Berries | Punnets |")
+      assert.isBelow(markdown.indexOf("| 3 | Cherries | Boxes |"), markdown.indexOf("## 2 Results"))
     }))
 
   it("reads caps-and-small-caps fonts and URW's abbreviated italics from their names", () => {

@@ -6,7 +6,9 @@
  */
 
 /** TeX's and other math fonts by PostScript name (subset prefix already stripped). */
-export const MATH_FONT = /^(cmmi|cmsy|cmex|cmbsy|cmmib|msbm|msam|eufm|eusm|rsfs|esint|stix|cambriamath|cambria math|txsy|txex|pxsy|pxex|lmmathitalic|lmmathsymbols|lmmathextension|latinmodernmath|xitsmath|asanamath|texgyre\w*math|symbol|mathematicalpi)/i
+// Also the math of TeX's Times and Palatino setups (mathptmx's URW Symbol "StandardSymL", mathpazo's
+// "PazoMath"), Euler (eurm), txfonts/pxfonts and newtx/newpx (rtxmi, ntxmi, npxsy), MnSymbol, stmaryrd.
+export const MATH_FONT = /^(cmmi|cmsy|cmex|cmbsy|cmmib|msbm|msam|eufm|eusm|rsfs|esint|stix|cambriamath|cambria math|txsy|txex|pxsy|pxex|lmmathitalic|lmmathsymbols|lmmathextension|latinmodernmath|xitsmath|asanamath|texgyre\w*math|symbol|mathematicalpi|standardsyml|pazomath|eur[mb]|euex|euf[mb]|r?[tp]xmi|r?[tp]xsy|n[tp]xmi|n[tp]xsy|mnsymbol|stmary)/i
 
 export const isCmex = (font: string | undefined): boolean => font !== undefined && /^(cmex|txex|pxex|lmmathextension)/i.test(font)
 

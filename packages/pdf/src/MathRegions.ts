@@ -28,6 +28,9 @@ const SCRIPT_WORD = /^\s*[A-Za-z]{1,8}\s*$/
 const OPENING_TAIL = /\s((?:sin|cos|tan|log|ln|exp|max|min|det)?[([])$/u
 const EQUATION_NUMBER = /^\s*\(\s*[\dA-Za-z.]{1,6}\s*\)\s*$/
 
+/** One or two letters alone in a run: a variable ("x", "dt"). */
+const VARIABLE = /^\s*\p{L}{1,2}\s*$/u
+
 const mathFont = (run: TextRun) => run.math || isMathFont(run.font)
 
 /** A run that may belong to a formula: a math font, or digits, operators and operator names. */
@@ -97,7 +100,20 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
   // A word in script size set against a glyph in a math font is its script (`\beta_{\mathrm{rel}}`).
   const scripts = new Set(runs.filter((r) => !mathish(r) && SCRIPT_WORD.test(r.text) && runs.some((m) => mathFont(m) &&
     m.size > r.size * 1.15 && Math.abs(m.baseline - r.baseline) > r.size * 0.15 && r.x0 - m.x1 > -0.5 && r.x0 - m.x1 < 1.5)))
-  const candidates = runs.filter((r) => !r.rotated && (mathish(r) || scripts.has(r)))
+  // A variable set in a text italic (Times or Palatino math takes its letters from the text font)
+  // beside a glyph in a math font or an operator on its line is part of the formula too.
+  // So is one beside such a variable (a subscript of `a_i`), found over a few passes.
+  const variables = new Set<TextRun>()
+  const beside = (r: TextRun, m: TextRun) => m !== r && Math.min(m.bottom, r.bottom) - Math.max(m.top, r.top) > 0.3 * Math.min(m.size, r.size) &&
+    Math.max(m.x0 - r.x1, r.x0 - m.x1) < 0.6 * Math.min(m.size, r.size)
+  const letters = runs.filter((r) => !mathish(r) && r.italic && VARIABLE.test(r.text))
+  for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
+    grew = false
+    for (const r of letters) {
+      if (!variables.has(r) && runs.some((m) => beside(r, m) && (mathish(m) || variables.has(m)))) { variables.add(r); grew = true }
+    }
+  }
+  const candidates = runs.filter((r) => !r.rotated && (mathish(r) || scripts.has(r) || variables.has(r)))
   const boxes = candidates.map(boxOf)
   const parent = candidates.map((_, i) => i)
   const find = (i: number): number => {
@@ -131,6 +147,7 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
   for (const rule of shortRules) {
     const from = lowerBound(tops, rule.y0 - maxHeight - maxSize)
     const to = lowerBound(tops, rule.y0 + maxSize)
+    const nearRadicalRule = (list: ReadonlyArray<number>) => list.some((i) => candidates[i]!.text.includes("√") && Math.abs(boxes[i]!.x1 - rule.x0) < 1.5)
     const members = order.slice(from, to).filter((i) => {
       const c = (boxes[i]!.x0 + boxes[i]!.x1) / 2
       const size = candidates[i]!.size
@@ -139,6 +156,17 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
       return nearRadical || (c >= rule.x0 - 0.5 && c <= rule.x1 + 0.5 && gap < size * 0.45)
     })
     if (members.length < 2) continue
+    // A fraction's bar is as wide as the wider of its numerator and denominator, both centred on it;
+    // a table's rule runs under whole rows of cells (a figure above it and one below are no fraction).
+    const above = members.filter((i) => boxes[i]!.bottom <= rule.y0 + 0.5)
+    const below = members.filter((i) => boxes[i]!.top >= rule.y0 - 0.5)
+    const span = (list: ReadonlyArray<number>) => list.length === 0 ? undefined :
+      { x0: Math.min(...list.map((i) => boxes[i]!.x0)), x1: Math.max(...list.map((i) => boxes[i]!.x1)) }
+    const top = span(above), bottom = span(below)
+    const ruleSize = Math.max(...members.map((i) => candidates[i]!.size))
+    const centred = (p: { x0: number; x1: number } | undefined) => p === undefined || Math.abs((p.x0 + p.x1) / 2 - (rule.x0 + rule.x1) / 2) <= 0.15 * (rule.x1 - rule.x0) + 1
+    const fits = Math.max((top?.x1 ?? 0) - (top?.x0 ?? 0), (bottom?.x1 ?? 0) - (bottom?.x0 ?? 0)) + 1.5 * ruleSize >= rule.x1 - rule.x0
+    if (!nearRadicalRule(members) && !(centred(top) && centred(bottom) && fits)) continue
     for (const m of members.slice(1)) union(members[0]!, m)
     const root = find(members[0]!)
     ruleOf.set(root, [...(ruleOf.get(root) ?? []), rule])

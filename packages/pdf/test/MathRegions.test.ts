@@ -90,6 +90,15 @@ describe("math as LaTeX", () => {
       assert.include(markdown, "The angle is given by $\\cos(\\theta_{h})=\\beta_{\\mathrm{rel}}$, where $\\delta\\theta_{\\max}$ is small.")
     }))
 
+  it.effect("math in Times: italic text-font letters beside math glyphs join the formula; a table rule between two numbers is no fraction", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("times"))
+      assert.include(markdown, "significant at $p<0.05$ and the sum $\\sum_{i=1}^{n}a_{i}$ is finite.")
+      assert.include(markdown, "$$k=\\theta^{4}\\cdot\\frac{\\lambda}{\\beta+6}\\tag{1}$$")
+      assert.include(markdown, "46.92")
+      assert.notInclude(markdown, "\\frac{46.92}")
+    }))
+
   it.effect("a list bullet set in a math font stays a bullet", () =>
     Effect.gen(function*() {
       const { markdown } = yield* readAll(fixture("itemize"))

@@ -6,6 +6,7 @@
 import type { FontStats } from "./FontStats.ts"
 import { isSmallCapsFont } from "./Fonts.ts"
 import type { LayoutBlock } from "./LayoutBlock.ts"
+import { INLINE_CLOSE, INLINE_OPEN } from "./MathInline.ts"
 import { isTocEntry } from "./Paragraphs.ts"
 
 const CAPTION_WORDS = ["figure", "fig\\.", "table", "tab\\.", "listing", "chart", "scheme", "plate", "exhibit", "graph", "diagram", "image", "photo"]
@@ -19,6 +20,9 @@ const CAPTION_SPACED = new RegExp(
   "u"
 )
 const isCaption = (text: string) => CAPTION.test(text) || CAPTION_SPACED.test(text)
+
+/** Text that is one stretch of inline math (MathInline.ts marks) and nothing else. */
+const DISPLAYED = new RegExp(`^${INLINE_OPEN}([^${INLINE_CLOSE}]*)${INLINE_CLOSE}$`)
 
 const FOOTNOTE = /^(?:\d{1,3}\)?|\(\d{1,3}\)|[*†‡§¶])\s*\S/
 
@@ -131,6 +135,14 @@ export const classifyBlocks = (
     const text = textOf(block)
     if (isCaption(text)) {
       block.kind = "caption"
+      continue
+    }
+    // A line that is one stretch of inline math and nothing else is a displayed formula: the math
+    // pass kept it inline for text on its row (the other column's, across a gutter).
+    const display = rowsOf(block) === 1 ? DISPLAYED.exec(text) : null
+    if (display !== null && display[1]!.trim().length > 0) {
+      block.kind = "formula"
+      block.latex = display[1]!.trim()
       continue
     }
     const mathLines = block.lines.filter((l) => l.math).length

@@ -99,6 +99,14 @@ describe("math as LaTeX", () => {
       assert.notInclude(markdown, "\\frac{46.92}")
     }))
 
+  it.effect("a displayed equation level with the other column's prose stays displayed", () =>
+    Effect.gen(function*() {
+      const { pages, markdown } = yield* readAll(fixture("columns"))
+      const latex = "x=\\lambda_{i}\\leq\\frac{\\alpha}{k+6}+\\beta^{2}-\\theta_{j}+\\gamma^{3}-\\alpha_{k}"
+      assert.include(markdown, `\n\n$$${latex}$$\n\n`)
+      assert.deepStrictEqual(pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source), [latex])
+    }))
+
   it.effect("a list bullet set in a math font stays a bullet", () =>
     Effect.gen(function*() {
       const { markdown } = yield* readAll(fixture("itemize"))

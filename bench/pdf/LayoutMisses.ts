@@ -4,7 +4,7 @@
  * text), to find what a layout rule misses; the layout bench (Layout.ts) only counts them.
  *
  *   node -C @strata/source bench/pdf/LayoutMisses.ts [--source latex|html] [--from 0] [--to 59]
- *     [--truth section_header] [--ours text] [--limit 200]
+ *     [--truth section_header] [--ours text] [--limit 200] [--unfound]
  */
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
@@ -26,7 +26,9 @@ const { values: args } = parseArgs({
     to: { type: "string", default: "59" },
     truth: { type: "string", default: "section_header" },
     ours: { type: "string", default: "text" },
-    limit: { type: "string", default: "200" }
+    limit: { type: "string", default: "200" },
+    /** List the regions of --truth that no block of ours matches at all, instead. */
+    unfound: { type: "boolean", default: false }
   }
 })
 const source = args.source === "html" ? "html" : "latex"
@@ -73,6 +75,15 @@ for (let seed = from; seed <= to && shown < Number(args.limit); seed++) {
       const box: Box = [r.box[0] / json.width, r.box[1] / json.height, r.box[2] / json.width, r.box[3] / json.height]
       return { label: foldLabel(r.label, box), box }
     })
+    if (args.unfound) {
+      const boxes = page.blocks.map((b): Box => [b.x0 / page.width, b.top / page.height, b.x1 / page.width, b.bottom / page.height])
+      for (const r of regions) {
+        if (r.label !== args.truth || boxes.some((b) => overlap(b, r.box) >= 0.5 * Math.min(area(b), area(r.box)))) continue
+        console.log(`${seed} p${page.pageNumber} unfound ${r.label} [${r.box.map((v) => v.toFixed(3)).join(", ")}]`)
+        if (++shown >= Number(args.limit)) break
+      }
+      continue
+    }
     for (const block of page.blocks) {
       const box: Box = [block.x0 / page.width, block.top / page.height, block.x1 / page.width, block.bottom / page.height]
       // Matched as the layout bench matches (LayoutMetric.ts): the region it overlaps most, by half the smaller box.

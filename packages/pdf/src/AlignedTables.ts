@@ -34,6 +34,9 @@ export const GUTTERS_BEFORE: GutterRules = { spanning: 0.04, perRow: false }
  * tables are looked for inside each column, so that a column of prose beside a table never
  * becomes the table's first column.
  */
+/** A fragment that is a bare number of a few digits. */
+const LINE_NUMBER = /^\s*\d{1,4}\s*$/
+
 export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: GutterRules = GUTTERS): Array<number> => {
   const BIN = 2
   const bins = Math.max(1, Math.ceil(width / BIN))
@@ -42,6 +45,8 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: Gu
   for (const l of lines) {
     if (l.rotated) continue
     top = Math.min(top, l.top); bottom = Math.max(bottom, l.bottom)
+    // Line numbers (a listing's, set out in the gutter) cross it without closing it.
+    if (LINE_NUMBER.test(l.text)) continue
     const h = l.bottom - l.top
     for (let b = Math.max(0, Math.floor(l.x0 / BIN)); b <= Math.min(bins - 1, Math.floor(l.x1 / BIN)); b++) covered[b] += h
   }

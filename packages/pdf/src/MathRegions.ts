@@ -106,11 +106,24 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
   const variables = new Set<TextRun>()
   const beside = (r: TextRun, m: TextRun) => m !== r && Math.min(m.bottom, r.bottom) - Math.max(m.top, r.top) > 0.3 * Math.min(m.size, r.size) &&
     Math.max(m.x0 - r.x1, r.x0 - m.x1) < 0.6 * Math.min(m.size, r.size)
-  const letters = runs.filter((r) => !mathish(r) && r.italic && VARIABLE.test(r.text))
-  for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
-    grew = false
-    for (const r of letters) {
-      if (!variables.has(r) && runs.some((m) => beside(r, m) && (mathish(m) || variables.has(m)))) { variables.add(r); grew = true }
+  const letters = runs.filter((r) => r.italic && VARIABLE.test(r.text) && !mathish(r))
+  if (letters.length > 0) {
+    // Each letter looks only at the runs level with it (sorted by top, a window as tall as the tallest run).
+    const byTop = [...runs].sort((a, b) => a.top - b.top)
+    const tops = byTop.map((r) => r.top)
+    const tallest = Math.max(...runs.map((r) => r.bottom - r.top))
+    const level = new Map(letters.map((r) => [r, byTop.slice(lowerBound(tops, r.top - tallest), lowerBound(tops, r.bottom))] as const))
+    const math = new Map<TextRun, boolean>()
+    const isMath = (m: TextRun) => {
+      let v = math.get(m)
+      if (v === undefined) math.set(m, v = mathish(m))
+      return v
+    }
+    for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
+      grew = false
+      for (const r of letters) {
+        if (!variables.has(r) && level.get(r)!.some((m) => beside(r, m) && (variables.has(m) || isMath(m)))) { variables.add(r); grew = true }
+      }
     }
   }
   const candidates = runs.filter((r) => !r.rotated && (mathish(r) || scripts.has(r) || variables.has(r)))

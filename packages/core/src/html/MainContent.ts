@@ -19,6 +19,7 @@ import { type PathFeatures, pathFeatures, preferBlocks } from "./MainContentChoi
 import { type PickPath, pageTitle } from "./MainContentBlocks.ts"
 import { pruneWithModel } from "./MainContentLearned.ts"
 import { dropProductCards } from "./MainContentCards.ts"
+import { dropAddressFields } from "./MainContentData.ts"
 
 export type { PageHints } from "./MainContentHints.ts"
 export type { PathFeatures } from "./MainContentChoice.ts"
@@ -223,7 +224,7 @@ export const extractMainContent = (root: Root, options?: MainContentOptions): Ro
   const page = analysePage(root, hints.noscript)
   let path: PickPath = "other"
   const picked = pickContent(page, hints, options, (p) => (path = p))
-  const content = neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(dropAdjacentCopies(hints.kind === "product" ? dropProductCards(dropReviews(picked), options?.url) : picked)))), page)
+  const content = neverEmpty(dropReferenceSections(dropCallsToAction(dropRepeatedBlocks(dropAdjacentCopies(dropAddressFields(hints.kind === "product" ? dropProductCards(dropReviews(picked), options?.url) : picked))))), page)
   if (options?.learned === false) return content
   const pruned = pruneWithModel(content, { title: pageTitle(page.body), path, kind: hints.kind, stats: page.stats })
   if (pruned === content) return content

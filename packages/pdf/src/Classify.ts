@@ -167,3 +167,29 @@ export const classifyBlocks = (
     }
   }
 }
+
+/** An equation number: "(3)", "(2.4)", "(5a)". */
+const EQUATION_TAG = /^\(\s*(\d{1,3}(?:\.\d{1,3})?[a-z]?)\s*\)$/
+
+/**
+ * Equation numbers left as text beside a displayed formula (one the math pass kept inline for text
+ * on its row, and the classifier made a formula) become the formula's `\tag`; the numbers' blocks
+ * are returned, to be dropped. The number sits level with the formula's middle, to its right, with
+ * no other block between them.
+ */
+export const attachEquationNumbers = (blocks: ReadonlyArray<LayoutBlock>, page: { width: number }): Set<LayoutBlock> => {
+  const drop = new Set<LayoutBlock>()
+  for (const formula of blocks) {
+    if (formula.kind !== "formula" || formula.latex === undefined || formula.latex.includes("\\tag")) continue
+    const mid = (formula.top + formula.bottom) / 2
+    const level = (b: LayoutBlock) => b.top <= mid && b.bottom >= mid
+    const number = blocks.find((b) => b.kind === "text" && !drop.has(b) && rowsOf(b) === 1 && level(b) && b.x0 > formula.x1 &&
+      b.x0 - formula.x1 < page.width * 0.4 && EQUATION_TAG.test(textOf(b)) &&
+      !blocks.some((o) => o !== b && o !== formula && level(o) && o.x0 >= formula.x1 && o.x1 <= b.x0))
+    if (number === undefined) continue
+    formula.latex = `${formula.latex}\\tag{${EQUATION_TAG.exec(textOf(number))![1]}}`
+    drop.add(number)
+  }
+  return drop
+}
+

@@ -297,7 +297,10 @@ export const buildLines = (
       // columns 10 pt apart, one em of 10 pt type, and their lines were read as one
       const cut = (gap > limit * size && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) ||
         (gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size))
-      if (fragment.length > 0 && cut && !keepsTogether(fragment, run, gap, size, bodySize)) {
+      // A marker or label keeps its text beside it, but never across a page gutter (an equation's
+      // number at the right edge of one column was read as a list marker of the next column's line).
+      if (fragment.length > 0 && cut && (!keepsTogether(fragment, run, gap, size, bodySize) ||
+        (gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size)))) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

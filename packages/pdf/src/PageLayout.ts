@@ -9,7 +9,7 @@ import { type Block, type LayoutBlock, type LayoutPage, type Line, type Page, ty
 import { blockStructure, pageVocabulary } from "./BlockStructure.ts"
 import { findFigures, placeCaptions } from "./Figures.ts"
 import { findVectorFigures } from "./VectorFigures.ts"
-import { classifyBlocks, observeHeadings } from "./Classify.ts"
+import { attachEquationNumbers, classifyBlocks, observeHeadings } from "./Classify.ts"
 import type { FontStats } from "./FontStats.ts"
 import { markFurniture } from "./Furniture.ts"
 import { nestLists } from "./Lists.ts"
@@ -76,6 +76,8 @@ export const analyseLines = (
 /** Final kinds (headings, captions, formulas) and page furniture, with the pages around it. */
 export const labelPage = (page: LayoutPage, neighbours: ReadonlyArray<LayoutPage>, stats: FontStats): LayoutPage => {
   classifyBlocks(page.blocks, stats, page)
+  const numbers = attachEquationNumbers(page.blocks, page)
+  if (numbers.size > 0) page.blocks = page.blocks.filter((b) => !numbers.has(b))
   markFurniture(page, neighbours, stats.bodySize)
   return page
 }

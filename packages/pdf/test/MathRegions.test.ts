@@ -99,11 +99,13 @@ describe("math as LaTeX", () => {
       assert.notInclude(markdown, "\\frac{46.92}")
     }))
 
-  it.effect("a displayed equation level with the other column's prose stays displayed", () =>
+  it.effect("a displayed equation level with the other column's prose stays displayed, its number a tag, not the other column's list marker", () =>
     Effect.gen(function*() {
       const { pages, markdown } = yield* readAll(fixture("columns"))
-      const latex = "x=\\lambda_{i}\\leq\\frac{\\alpha}{k+6}+\\beta^{2}-\\theta_{j}+\\gamma^{3}-\\alpha_{k}"
+      const latex = "x=\\lambda_{i}\\leq\\frac{\\alpha}{k+6}+\\beta^{2}-\\theta_{j}+\\gamma^{3}-\\alpha_{k}\\tag{1}"
       assert.include(markdown, `\n\n$$${latex}$$\n\n`)
+      assert.notInclude(markdown, "(1)")
+      assert.isFalse(pages.flatMap((p) => p.blocks).some((b) => b.kind === "list_item"))
       assert.deepStrictEqual(pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source), [latex])
     }))
 

@@ -21,8 +21,8 @@ const CAPTION_SPACED = new RegExp(
 )
 const isCaption = (text: string) => CAPTION.test(text) || CAPTION_SPACED.test(text)
 
-/** Text that is one stretch of inline math (MathInline.ts marks) and nothing else. */
-const DISPLAYED = new RegExp(`^${INLINE_OPEN}([^${INLINE_CLOSE}]*)${INLINE_CLOSE}$`)
+/** Text that is one stretch of inline math (MathInline.ts marks) and nothing else, but the sentence's punctuation after it. */
+const DISPLAYED = new RegExp(`^${INLINE_OPEN}([^${INLINE_CLOSE}]*)${INLINE_CLOSE}\\s*([,.;]?)$`)
 
 const FOOTNOTE = /^(?:\d{1,3}\)?|\(\d{1,3}\)|[*†‡§¶])\s*\S/
 
@@ -142,7 +142,8 @@ export const classifyBlocks = (
     const display = rowsOf(block) === 1 ? DISPLAYED.exec(text) : null
     if (display !== null && display[1]!.trim().length > 0) {
       block.kind = "formula"
-      block.latex = display[1]!.trim()
+      // The punctuation goes inside, where a TeX source puts it ("\\frac{a}{b},").
+      block.latex = display[1]!.trim() + display[2]!
       continue
     }
     const mathLines = block.lines.filter((l) => l.math).length

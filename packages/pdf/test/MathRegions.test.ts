@@ -106,7 +106,10 @@ describe("math as LaTeX", () => {
       assert.include(markdown, `\n\n$$${latex}$$\n\n`)
       assert.notInclude(markdown, "(1)")
       assert.isFalse(pages.flatMap((p) => p.blocks).some((b) => b.kind === "list_item"))
-      assert.deepStrictEqual(pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source), [latex])
+      // A displayed equation that ends its sentence with a comma is displayed, the comma inside.
+      const second = "y=\\frac{\\partial^{2}C}{\\partial X^{2}}+\\alpha_{k}\\beta_{j}-\\gamma^{2}\\delta_{i}+\\theta,"
+      assert.include(markdown, `\n\n$$${second}$$\n\n`)
+      assert.deepStrictEqual(pages.flatMap((p) => p.blocks).filter((b) => b.kind === "formula").map((b) => b.formula?.source), [latex, second])
     }))
 
   it.effect("a list bullet set in a math font stays a bullet", () =>

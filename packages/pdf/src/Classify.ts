@@ -139,7 +139,7 @@ export const classifyBlocks = (
     }
     // A line that is one stretch of inline math and nothing else is a displayed formula: the math
     // pass kept it inline for text on its row (the other column's, across a gutter).
-    const display = rowsOf(block) === 1 ? DISPLAYED.exec(text) : null
+    const display = rowsOf(block) <= 3 ? DISPLAYED.exec(text) : null
     if (display !== null && display[1]!.trim().length > 0) {
       block.kind = "formula"
       // The punctuation goes inside, where a TeX source puts it ("\\frac{a}{b},").

@@ -167,6 +167,32 @@ export const classifyBlocks = (
       block.level = stats.level(block.size)
     }
   }
+  bylinesUnder(blocks, page)
+}
+
+/**
+ * The lines between a title and the text under it, centred under the title (authors, side by side
+ * or not, affiliations, a date), are text, however large or italic: they head nothing. A bold or
+ * numbered line keeps its heading ("Abstract" over the abstract), and so does anything after the
+ * first paragraph of prose.
+ */
+const bylinesUnder = (blocks: ReadonlyArray<LayoutBlock>, page: { width: number }): void => {
+  const title = blocks.find((b) => b.kind === "title")
+  if (title === undefined) return
+  const centre = (title.x0 + title.x1) / 2
+  const below = blocks.filter((b) => b.top >= title.bottom - 1 && b.kind !== "page_header" && b.kind !== "page_footer").sort((a, b) => a.top - b.top)
+  for (const block of below) {
+    if (block.kind === "text" && rowsOf(block) >= 2) return
+    if (block.kind !== "section_header") continue
+    if (block.lines.every((l) => l.bold) || SECTION_NUMBER.test(textOf(block)) || /^\d/.test(textOf(block))) return
+    // The row it stands in (authors set side by side), centred under the title as a whole.
+    const row = below.filter((b) => (b.kind === "text" || b.kind === "section_header") &&
+      Math.min(b.bottom, block.bottom) - Math.max(b.top, block.top) > 0.5 * Math.min(b.bottom - b.top, block.bottom - block.top))
+    const x0 = Math.min(...row.map((b) => b.x0)), x1 = Math.max(...row.map((b) => b.x1))
+    if (Math.abs((x0 + x1) / 2 - centre) > page.width * 0.03) return
+    block.kind = "text"
+    block.level = undefined
+  }
 }
 
 /** An equation number: "(3)", "(2.4)", "(5a)". */

@@ -39,7 +39,11 @@ describe("headings set apart by style", () => {
 
   it.effect("LaTeX's own section numbers stay with their titles; a table's bare numbers stay cells; a centred table is read before the heading under it", () =>
     Effect.gen(function*() {
-      const { markdown } = yield* readAll(fixture("article"))
+      const { pages, markdown } = yield* readAll(fixture("article"))
+      // The authors, large and centred under the title, side by side, are text, not headings.
+      assert.include(markdown, "# Measured Effects of Sampling\n\nAda Lovelace")
+      const headings = pages.flatMap((p) => p.blocks).filter((b) => b.kind === "section_header").map((b) => b.content.replace(/^#+\s*/, ""))
+      assert.deepStrictEqual(headings, ["1 Introduction", "1.1 Background and motivation", "2 Results"])
       assert.include(markdown, "## 1 Introduction\n\nThe introduction runs")
       assert.include(markdown, "### 1.1 Background and motivation")
       assert.include(markdown, "| 1 | Apples | Crates |\n| --- | --- | --- |\n| 2 | Berries | Punnets |")

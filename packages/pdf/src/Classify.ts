@@ -94,15 +94,16 @@ export const classifyBlocks = (
       if (block.kind !== "text" || block.top > page.height * 0.6) continue
       if (block.size >= body * 1.5 && headingLike(block, textOf(block)) && (title === undefined || block.size > title.size)) title = block
     }
-    // Else a smaller title (as big as the section headings): the first text on the page, larger than
-    // the body and as large as anything else on the page.
+    // Else a smaller title (as big as the section headings, or smaller than numbered ones): the first
+    // text on the page, larger than the body and as large as anything else on the page but numbered
+    // section headings.
     if (title === undefined) {
       const text = blocks.filter((b) => b.kind === "text" || b.kind === "list_item" || b.kind === "code")
       const first = text.reduce<LayoutBlock | undefined>((a, b) => (a === undefined || b.top < a.top ? b : a), undefined)
       const centre = first === undefined ? 0 : (first.x0 + first.x1) / 2
       const columnCentre = text.length === 0 ? 0 : (Math.min(...text.map((b) => b.x0)) + Math.max(...text.map((b) => b.x1))) / 2
       if (first !== undefined && first.kind === "text" && first.top < page.height * 0.35 && first.size >= body * 1.15 &&
-        text.every((b) => b.size <= first.size + 0.25) && headingLike(first, textOf(first)) &&
+        text.every((b) => b.size <= first.size + 0.25 || /^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.)\s+\p{Lu}/u.test(textOf(b))) && headingLike(first, textOf(first)) &&
         // Centred, or set flush but without a section number ("1 Introduction" opening a chapter is no title).
         (Math.abs(centre - columnCentre) < page.width * 0.05 || !/^(?:\d|[IVX]+\.\s)/.test(textOf(first)))) title = first
     }

@@ -50,6 +50,13 @@ describe("headings set apart by style", () => {
       assert.isBelow(markdown.indexOf("| 3 | Cherries | Boxes |"), markdown.indexOf("## 2 Results"))
     }))
 
+  it.effect("a title in large capitals, smaller than the numbered section headings under it, is the title", () =>
+    Effect.gen(function*() {
+      const { pages, markdown } = yield* readAll(fixture("title"))
+      assert.strictEqual(pages[0]!.blocks[0]!.kind, "title")
+      assert.include(markdown, "# THE MEASURED EFFECTS OF SAMPLING\n\n## 1 Introduction")
+    }))
+
   it("reads caps-and-small-caps fonts and URW's abbreviated italics from their names", () => {
     for (const name of ["CMCSC10", "ABCDEF+CMCSC10", "LMRomanCaps10-Regular", "MinionPro-RegularSC", "Garamond-SmallCaps"]) assert.isTrue(isSmallCapsFont(name), name)
     for (const name of ["CMR10", "Helvetica", "Arial-Misc", "TimesNewRomanPS-BoldMT"]) assert.isFalse(isSmallCapsFont(name), name)

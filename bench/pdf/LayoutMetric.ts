@@ -25,8 +25,8 @@ export const LABELS = [
 export const foldLabel = (label: string, box: Box): string =>
   label === "page_number" ? ((box[1] + box[3]) / 2 < 0.5 ? "page_header" : "page_footer") : label
 
-const area = (b: Box) => Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1])
-const intersection = (a: Box, b: Box) =>
+export const area = (b: Box) => Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1])
+export const intersection = (a: Box, b: Box) =>
   Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]))
 export const iou = (a: Box, b: Box) => {
   const i = intersection(a, b)

@@ -13,11 +13,7 @@ import type { LayoutBlock } from "@strata/core"
 import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../../packages/pdf/src/index.ts"
 import { Layout } from "../../packages/core/src/stages/Layout.ts"
 import { ensureGenerated, generatedDir, latexDir } from "./LayoutData.ts"
-import { type Box, foldLabel } from "./LayoutMetric.ts"
-
-const area = (b: Box) => Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1])
-const overlap = (a: Box, b: Box) =>
-  Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]))
+import { area, type Box, foldLabel, intersection as overlap } from "./LayoutMetric.ts"
 
 const { values: args } = parseArgs({
   options: {

@@ -16,8 +16,8 @@ export interface FontInfo {
 
 // TeX font names: CM/EC/LM families ("SFBX1000" bold extended, "CMTI10" italic, "SFTT1000" typewriter).
 const BOLD = /bold|black|heavy|semibold|demibold|demi\b|[-,]bd\b|[-,]bl\b|extrabold|ultrabold|-medi$|^(?:cm|sf|ec|lm|tc|cmss|sfss)bx|^(?:cm|sf|ec)b\d|^cmssbx/i
-// URW's abbreviated styles: "NimbusSanL-ReguItal", "URWBookmanL-LighItal", "-DemiBoldItal".
-const ITALIC = /italic|oblique|[-,]it\b|^(?:cm|sf|ec|lm)(?:ti|sl|bxti|bxsl|ssi)\d|-regulari$|-boldi$|(?:regu|ligh|medi|demi|bold|book|roma)ital$/i
+// URW's abbreviated styles: "NimbusSanL-ReguItal", "URWBookmanL-LighItal", "-DemiBoldItal", "URWPalladioL-Ital".
+const ITALIC = /italic|oblique|[-,]it\b|^(?:cm|sf|ec|lm)(?:ti|sl|bxti|bxsl|ssi)\d|-regulari$|-boldi$|(?:regu|ligh|medi|demi|bold|book|roma)ital$|[-,]ital$/i
 const MONO = /courier|consol|monaco|menlo|mono|fixed|typewriter|sourcecode|source code|firacode|fira code|jetbrains|inconsolata|^(?:cm|sf|ec|lm)(?:tt|itt|sltt|vtt)\d|lucidaconsole|andale/i
 const MATH = /^(cmmi|cmsy|cmex|msbm|msam|stix|cambriamath|cambria math|mathematicalpi|symbol|eusm|rsfs|esint|txsy|pxsy)/i
 

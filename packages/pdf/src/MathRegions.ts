@@ -330,11 +330,15 @@ const balanced = (latex: string): boolean => {
   return depth === 0
 }
 
-/** Capitals of the math alphabets: CMSY's are calligraphic, MSBM's blackboard bold, EUFM's Fraktur. */
+/**
+ * Capitals of the math alphabets: the symbol fonts' are calligraphic (CMSY, Latin Modern's, txfonts'
+ * and newtx's txsy/ntxsy), the blackboard fonts' blackboard bold (MSBM, txsyb/pxsyb, ntxsyb),
+ * EUFM's Fraktur.
+ */
 const alphabet = (font: string | undefined, ch: string): string | undefined => {
   if (font === undefined || !/^[A-Z]$/.test(ch)) return undefined
-  if (/^cmsy|^cmbsy/i.test(font)) return `\\mathcal{${ch}}`
-  if (/^msbm/i.test(font)) return `\\mathbb{${ch}}`
-  if (/^eufm/i.test(font)) return `\\mathfrak{${ch}}`
+  if (/^(?:msbm|r?[tp]xsyb|n[tp]xsyb|bbold|dsrom)/i.test(font)) return `\\mathbb{${ch}}`
+  if (/^(?:cmsy|cmbsy|lmmathsymbols|r?[tp]xsy|n[tp]xsy)/i.test(font)) return `\\mathcal{${ch}}`
+  if (/^euf[mb]/i.test(font)) return `\\mathfrak{${ch}}`
   return undefined
 }

@@ -99,6 +99,13 @@ describe("math as LaTeX", () => {
       assert.notInclude(markdown, "\\frac{46.92}")
     }))
 
+  it.effect("math in txfonts: big operators from txex read by CMEX's code table, blackboard capitals from txsyb", () =>
+    Effect.gen(function*() {
+      const { markdown } = yield* readAll(fixture("txfonts"))
+      assert.include(markdown, "The sum $\\sum_{i=1}^{n}a_{i}$ and the test $p<0.05$ hold for $x\\in\\mathbb{R}$.")
+      assert.include(markdown, "$$k=\\theta^{4}\\cdot\\frac{\\lambda}{\\beta+6}+\\sum_{i=1}^{n}x_{i}^{2}\\tag{1}$$")
+    }))
+
   it.effect("a displayed equation level with the other column's prose stays displayed, its number a tag, not the other column's list marker", () =>
     Effect.gen(function*() {
       const { pages, markdown } = yield* readAll(fixture("columns"))

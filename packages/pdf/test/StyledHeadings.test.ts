@@ -60,7 +60,7 @@ describe("headings set apart by style", () => {
   it("reads caps-and-small-caps fonts and URW's abbreviated italics from their names", () => {
     for (const name of ["CMCSC10", "ABCDEF+CMCSC10", "LMRomanCaps10-Regular", "MinionPro-RegularSC", "Garamond-SmallCaps"]) assert.isTrue(isSmallCapsFont(name), name)
     for (const name of ["CMR10", "Helvetica", "Arial-Misc", "TimesNewRomanPS-BoldMT"]) assert.isFalse(isSmallCapsFont(name), name)
-    for (const name of ["NimbusSanL-ReguItal", "URWBookmanL-LighItal", "NimbusRomNo9L-MediItal"]) assert.isTrue(fontInfoFromName(name, false).italic, name)
+    for (const name of ["NimbusSanL-ReguItal", "URWBookmanL-LighItal", "NimbusRomNo9L-MediItal", "URWPalladioL-Ital"]) assert.isTrue(fontInfoFromName(name, false).italic, name)
     assert.isFalse(fontInfoFromName("DS-Digital", false).italic)
   })
 })

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util"
 import { Effect, Stream } from "effect"
 import type { LayoutBlock } from "@strata/core"
 import { heuristicLayout, heuristicReadingOrder, heuristicTables, pdfReaderWith } from "../../packages/pdf/src/index.ts"
+import { bodySizeOf } from "../../packages/pdf/src/LayoutFeatures.ts"
 import { Layout } from "../../packages/core/src/stages/Layout.ts"
 import { ensureGenerated, generatedDir, latexDir } from "./LayoutData.ts"
 import { area, type Box, foldLabel, intersection as overlap } from "./LayoutMetric.ts"
@@ -41,10 +42,7 @@ const read = async (bytes: Uint8Array) => {
     begin: Effect.map(inner.begin, (session) => ({
       analyse: session.analyse,
       label: (page, neighbours) => Effect.tap(session.label(page, neighbours), (p) => Effect.sync(() => {
-        const sizes = new Map<number, number>()
-        for (const q of [p, ...neighbours]) for (const b of q.blocks) for (const l of b.lines) sizes.set(Math.round(l.size * 2) / 2, (sizes.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length)
-        const body = [...sizes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10
-        pages.push({ pageNumber: p.pageNumber, width: p.width, height: p.height, body, blocks: p.blocks })
+        pages.push({ pageNumber: p.pageNumber, width: p.width, height: p.height, body: bodySizeOf([p, ...neighbours]), blocks: p.blocks })
       }))
     }))
   })

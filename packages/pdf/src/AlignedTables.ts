@@ -29,14 +29,14 @@ export const GUTTERS: GutterRules = { spanning: 0.15, perRow: true }
 /** The rules before issue 17's reading-order work (benches compare). */
 export const GUTTERS_BEFORE: GutterRules = { spanning: 0.04, perRow: false }
 
+/** A fragment that is a bare number of a few digits. */
+const LINE_NUMBER = /^\s*\d{1,4}\s*$/
+
 /**
  * Page columns: x positions where (almost) no text crosses over most of the text's height. Unruled
  * tables are looked for inside each column, so that a column of prose beside a table never
  * becomes the table's first column.
  */
-/** A fragment that is a bare number of a few digits. */
-const LINE_NUMBER = /^\s*\d{1,4}\s*$/
-
 export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: GutterRules = GUTTERS): Array<number> => {
   const BIN = 2
   const bins = Math.max(1, Math.ceil(width / BIN))

@@ -5,7 +5,7 @@
  */
 import type { FontStats } from "./FontStats.ts"
 import { isSmallCapsFont } from "./Fonts.ts"
-import type { LayoutBlock } from "./LayoutBlock.ts"
+import { type LayoutBlock, sameRow } from "./LayoutBlock.ts"
 import { INLINE_CLOSE, INLINE_OPEN } from "./MathInline.ts"
 import { isTocEntry } from "./Paragraphs.ts"
 
@@ -63,8 +63,7 @@ const styledHeading = (block: LayoutBlock, text: string, body: number) => {
 
 /** No other text within four body sizes to either side of the block, level with it. */
 const aloneOnRow = (block: LayoutBlock, blocks: ReadonlyArray<LayoutBlock>, body: number) =>
-  !blocks.some((b) => b !== block && b.kind !== "figure" && b.kind !== "table" &&
-    Math.min(b.bottom, block.bottom) - Math.max(b.top, block.top) > Math.min(b.bottom - b.top, block.bottom - block.top) * 0.5 &&
+  !blocks.some((b) => b !== block && b.kind !== "figure" && b.kind !== "table" && sameRow(b, block) &&
     Math.max(b.x0 - block.x1, block.x0 - b.x1) < body * 4)
 
 /** Whether a block reads like a heading rather than a sentence. */
@@ -187,8 +186,7 @@ const bylinesUnder = (blocks: ReadonlyArray<LayoutBlock>, page: { width: number 
     if (block.kind !== "section_header") continue
     if (block.lines.every((l) => l.bold) || SECTION_NUMBER.test(textOf(block)) || /^\d/.test(textOf(block))) return
     // The row it stands in (authors set side by side), centred under the title as a whole.
-    const row = below.filter((b) => (b.kind === "text" || b.kind === "section_header") &&
-      Math.min(b.bottom, block.bottom) - Math.max(b.top, block.top) > 0.5 * Math.min(b.bottom - b.top, block.bottom - block.top))
+    const row = below.filter((b) => (b.kind === "text" || b.kind === "section_header") && sameRow(b, block))
     const x0 = Math.min(...row.map((b) => b.x0)), x1 = Math.max(...row.map((b) => b.x1))
     if (Math.abs((x0 + x1) / 2 - centre) > page.width * 0.03) return
     block.kind = "text"

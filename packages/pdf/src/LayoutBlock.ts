@@ -21,6 +21,10 @@ export const blockOf = (kind: BlockKind, lines: Array<Line>): LayoutBlock => {
   return { kind, lines, x0, x1, top, bottom, size }
 }
 
+/** Two blocks level with each other: they share at least half the height of the shorter. */
+export const sameRow = (a: LayoutBlock, b: LayoutBlock): boolean =>
+  Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5 * Math.min(a.bottom - a.top, b.bottom - b.top)
+
 export const extend = (block: LayoutBlock, line: Line): void => {
   block.lines.push(line)
   block.x0 = Math.min(block.x0, line.x0)

@@ -295,12 +295,11 @@ export const buildLines = (
       const limit = run.rtl && fragment[fragment.length - 1]?.rtl ? 2.5 * FRAGMENT_GAP : FRAGMENT_GAP
       // a gap narrower than a fragment gap is still a cut where it is a page gutter: LaTeX sets two
       // columns 10 pt apart, one em of 10 pt type, and their lines were read as one
-      const cut = (gap > limit * size && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) ||
-        (gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size))
+      const atGutter = gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size)
+      const cut = (gap > limit * size && !(stretched && justifiedSpace(ordered, gaps, i, size) && !gutter(right, run.x0))) || atGutter
       // A marker or label keeps its text beside it, but never across a page gutter (an equation's
       // number at the right edge of one column was read as a list marker of the next column's line).
-      if (fragment.length > 0 && cut && (!keepsTogether(fragment, run, gap, size, bodySize) ||
-        (gap > NARROW_GUTTER * size && gutter(right, run.x0, GUTTER_ROWS * size)))) {
+      if (fragment.length > 0 && cut && (atGutter || !keepsTogether(fragment, run, gap, size, bodySize))) {
         lines.push(makeLine(fragment, index))
         fragment = []
       }

@@ -18,7 +18,7 @@
  * Peeling goes on inward while whole strips turn out to be furniture, so a licence line above a
  * page number is found too. Rotated text in the margins is made furniture earlier, by analyseLines.
  */
-import type { LayoutBlock } from "./LayoutBlock.ts"
+import { type LayoutBlock, sameRow } from "./LayoutBlock.ts"
 
 /** Strips further from the edge than this fraction of the page are never furniture. */
 const ZONE = 0.2
@@ -97,9 +97,6 @@ const stripsFrom = (blocks: ReadonlyArray<LayoutBlock>, edge: "top" | "bottom", 
   if (current.length > 0) strips.push(current)
   return strips
 }
-
-const sameRow = (a: LayoutBlock, b: LayoutBlock) =>
-  Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5 * Math.min(a.bottom - a.top, b.bottom - b.top)
 
 /** Marks furniture on one page from the page alone; blocks already marked (by repetition) stay marked. */
 export const markMarginFurniture = (page: { readonly height: number; readonly blocks: ReadonlyArray<LayoutBlock> }, bodySize: number): void => {

@@ -10,6 +10,13 @@
 // "PazoMath"), Euler (eurm), txfonts/pxfonts and newtx/newpx (rtxmi, ntxmi, npxsy), MnSymbol, stmaryrd.
 export const MATH_FONT = /^(cmmi|cmsy|cmex|cmbsy|cmmib|msbm|msam|eufm|eusm|rsfs|esint|stix|cambriamath|cambria math|txsy|txex|pxsy|pxex|lmmathitalic|lmmathsymbols|lmmathextension|latinmodernmath|xitsmath|asanamath|texgyre\w*math|symbol|mathematicalpi|standardsyml|pazomath|eur[mb]|euex|euf[mb]|r?[tp]xmi|r?[tp]xsy|n[tp]xmi|n[tp]xsy|mnsymbol|stmary)/i
 
+/**
+ * Fonts of CMEX's layout whose glyphs have no names pdf.js can read, so that their text is the
+ * character code, read with CMEX's table: CMEX itself and its clones txfonts' txex and pxfonts'
+ * pxex (Latin Modern's extension font names its glyphs).
+ */
+export const readsByCmexCodes = (font: string): boolean => /^(?:cmex|r?[tp]xex)/i.test(font)
+
 export const isCmex = (font: string | undefined): boolean => font !== undefined && /^(cmex|txex|pxex|lmmathextension)/i.test(font)
 
 /** A font for text (CMR, Times...) rather than math: its letters in a formula are upright words. */

@@ -160,11 +160,12 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
   for (const rule of shortRules) {
     const from = lowerBound(tops, rule.y0 - maxHeight - maxSize)
     const to = lowerBound(tops, rule.y0 + maxSize)
-    const nearRadicalRule = (list: ReadonlyArray<number>) => list.some((i) => candidates[i]!.text.includes("√") && Math.abs(boxes[i]!.x1 - rule.x0) < 1.5)
+    // A radical sign whose end meets the rule's start: the rule is its overbar.
+    const radicalBefore = (i: number) => candidates[i]!.text.includes("√") && Math.abs(boxes[i]!.x1 - rule.x0) < 1.5
     const members = order.slice(from, to).filter((i) => {
       const c = (boxes[i]!.x0 + boxes[i]!.x1) / 2
       const size = candidates[i]!.size
-      const nearRadical = candidates[i]!.text.includes("√") && Math.abs(boxes[i]!.x1 - rule.x0) < 1.5 && Math.abs(boxes[i]!.top - rule.y0) < size * 0.6
+      const nearRadical = radicalBefore(i) && Math.abs(boxes[i]!.top - rule.y0) < size * 0.6
       const gap = Math.max(boxes[i]!.top - rule.y0, rule.y0 - boxes[i]!.bottom, 0)
       return nearRadical || (c >= rule.x0 - 0.5 && c <= rule.x1 + 0.5 && gap < size * 0.45)
     })
@@ -179,7 +180,7 @@ export const splitMath = (input: ReadonlyArray<TextRun>, rules: ReadonlyArray<Ru
     const ruleSize = Math.max(...members.map((i) => candidates[i]!.size))
     const centred = (p: { x0: number; x1: number } | undefined) => p === undefined || Math.abs((p.x0 + p.x1) / 2 - (rule.x0 + rule.x1) / 2) <= 0.15 * (rule.x1 - rule.x0) + 1
     const fits = Math.max((top?.x1 ?? 0) - (top?.x0 ?? 0), (bottom?.x1 ?? 0) - (bottom?.x0 ?? 0)) + 1.5 * ruleSize >= rule.x1 - rule.x0
-    if (!nearRadicalRule(members) && !(centred(top) && centred(bottom) && fits)) continue
+    if (!members.some(radicalBefore) && !(centred(top) && centred(bottom) && fits)) continue
     for (const m of members.slice(1)) union(members[0]!, m)
     const root = find(members[0]!)
     ruleOf.set(root, [...(ruleOf.get(root) ?? []), rule])

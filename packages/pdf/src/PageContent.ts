@@ -16,10 +16,7 @@ import { type FontInfo, fontInfoFromName } from "./Fonts.ts"
 import { applyMatrix, multiplyMatrix as multiply, type Matrix, type PageElements, type TextRun, type ImageBox, type Rule, type DrawingBox } from "@strata/core"
 import { graphicsFrom } from "./Graphics.ts"
 import { outlinedRegions, type PathContour } from "./OutlinedText.ts"
-import { cmexText, isCmex } from "./MathGlyphs.ts"
-
-/** txfonts' and pxfonts' extension fonts: CMEX's layout, and its unnamed glyphs. */
-const CMEX_CLONE = /^r?[tp]xex/i
+import { cmexText, readsByCmexCodes } from "./MathGlyphs.ts"
 import { type FontFacts, type TextStyle, textFromOperatorList } from "./OpListText.ts"
 import { pdfjs } from "./PdfJs.ts"
 import { readWithTextPass, textPassContent } from "./TextPass.ts"
@@ -91,9 +88,8 @@ export const runsFrom = (
     if (!isTextItem(item)) continue
     const style = styles[item.fontName] ?? {}
     const font = fontOf(doc, page, item.fontName, style.fontFamily)
-    // CMEX's glyph names have no Unicode: its text is the character code, read from TeX's table (so
-    // are its clones', txfonts' txex and pxfonts' pxex; Latin Modern's has names pdf.js reads).
-    let text = (font.math && isCmex(font.name)) || CMEX_CLONE.test(font.name) ? cmexText(item.str)
+    // CMEX's glyph names (and its clones') have no Unicode: its text is the character code, read from TeX's table.
+    let text = readsByCmexCodes(font.name) ? cmexText(item.str)
       : PRESENTATION_FORMS.test(item.str) ? item.str.replace(PRESENTATION_FORMS_ALL, (ch) => ch.normalize("NFKC")) : item.str
     // C0 controls are never text; a symbol-font glyph mapped into C1 is kept only as a lone marker (a bullet or box).
     if (CONTROL.test(text)) {

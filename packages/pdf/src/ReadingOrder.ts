@@ -108,6 +108,10 @@ const columnGoesOn = (blocks: ReadonlyArray<LayoutBlock>, x: number, y: number):
   return above.size === 2 && below.size === 1
 }
 
+/** Whether two groups of blocks share some height (columns side by side), rather than one lying wholly above the other. */
+const sideBySide = (a: ReadonlyArray<LayoutBlock>, b: ReadonlyArray<LayoutBlock>) =>
+  Math.min(Math.max(...a.map((x) => x.bottom)), Math.max(...b.map((x) => x.bottom))) > Math.max(Math.min(...a.map((x) => x.top)), Math.min(...b.map((x) => x.top)))
+
 const order = (blocks: Array<LayoutBlock>, rtl: boolean, out: Array<LayoutBlock>, depth: number, spanning = false): void => {
   if (blocks.length <= 1 || depth > 60) {
     out.push(...blocks.sort((a, b) => a.top - b.top || a.x0 - b.x0))
@@ -129,8 +133,6 @@ const order = (blocks: Array<LayoutBlock>, rtl: boolean, out: Array<LayoutBlock>
   const right = useVertical ? blocks.filter((b) => (b.x0 + b.x1) / 2 >= vertical.at) : []
   // Two sides one wholly above the other are no columns side by side: a heading set flush left
   // under a centred table was read before it.
-  const sideBySide = (a: ReadonlyArray<LayoutBlock>, b: ReadonlyArray<LayoutBlock>) =>
-    Math.min(Math.max(...a.map((x) => x.bottom)), Math.max(...b.map((x) => x.bottom))) > Math.max(Math.min(...a.map((x) => x.top)), Math.min(...b.map((x) => x.top)))
   if (useVertical && (horizontal === undefined || sideBySide(left, right))) {
     const [first, second] = rtl ? [right, left] : [left, right]
     order(first, rtl, out, depth + 1, spanning)

@@ -21,37 +21,9 @@ import { pdfReader } from "../../packages/pdf/src/index.ts"
 import { multisetScore } from "../lib/MultisetF1.ts"
 import { Inspector } from "./Inspector.ts"
 import { markdownGrids } from "./MarkdownGrids.ts"
+import { type Grid, neighbourPairs } from "./TablePairs.ts"
 
 const dir = fileURLToPath(new URL("../../../shared/corpus/docling/pdf/", import.meta.url))
-
-interface Cell { readonly row: number; readonly col: number; readonly rowSpan: number; readonly colSpan: number; readonly text: string }
-interface Grid { readonly rows: number; readonly cols: number; readonly cells: ReadonlyArray<Cell> }
-
-const norm = (s: string) => s.normalize("NFKC").toLowerCase().replace(/<[^>]+>/g, " ").replace(/[^\p{L}\p{N}]/gu, "")
-
-/** Adjacency pairs of a grid: right and below neighbours, skipping empty slots. */
-export const neighbourPairs = (grid: Grid): Array<string> => {
-  const slot: Array<Cell | undefined> = Array.from({ length: grid.rows * grid.cols }, () => undefined)
-  for (const c of grid.cells) {
-    for (let r = c.row; r < Math.min(grid.rows, c.row + c.rowSpan); r++) {
-      for (let k = c.col; k < Math.min(grid.cols, c.col + c.colSpan); k++) slot[r * grid.cols + k] = c
-    }
-  }
-  const pairs: Array<string> = []
-  for (const c of grid.cells) {
-    const text = norm(c.text)
-    if (text.length === 0) continue
-    for (let k = c.col + c.colSpan; k < grid.cols; k++) {
-      const n = slot[c.row * grid.cols + k]
-      if (n !== undefined && n !== c && norm(n.text).length > 0) { pairs.push(`${text}\u0000R\u0000${norm(n.text)}`); break }
-    }
-    for (let r = c.row + c.rowSpan; r < grid.rows; r++) {
-      const n = slot[r * grid.cols + c.col]
-      if (n !== undefined && n !== c && norm(n.text).length > 0) { pairs.push(`${text}\u0000D\u0000${norm(n.text)}`); break }
-    }
-  }
-  return pairs
-}
 
 interface DoclingTable {
   readonly prov: ReadonlyArray<{ page_no: number }>

@@ -8,12 +8,12 @@
  *
  *   node models/layout/data/generate.ts --from 1000 --to 1099 [--out .tmp/layout]
  */
-import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { chromium } from "playwright-core"
 import { makeDocument } from "./Documents.ts"
+import { fontFamilies } from "./FontFamilies.ts"
 import { paginate } from "./Paginate.ts"
 
 const { values: args } = parseArgs({
@@ -24,10 +24,6 @@ const { values: args } = parseArgs({
     force: { type: "boolean", default: false }
   }
 })
-
-/** The machine's font families, first name of each, sorted: the documents draw from these. */
-export const fontFamilies = (): Array<string> =>
-  [...new Set(execFileSync("fc-list", [":", "family"], { encoding: "utf8" }).split("\n").map((l) => l.split(",")[0].trim()).filter((l) => l.length > 0))].sort()
 
 const families = fontFamilies()
 mkdirSync(args.out, { recursive: true })

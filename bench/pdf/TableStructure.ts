@@ -19,7 +19,6 @@ import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { Effect, Stream } from "effect"
-import type { TableGrid } from "@strata/core"
 import { pdfReader } from "../../packages/pdf/src/index.ts"
 import { multisetScore } from "../lib/MultisetF1.ts"
 import type { SpecCell } from "./tables/TableSpecs.ts"
@@ -48,7 +47,8 @@ interface Truth {
 
 const norm = (s: string) => s.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")
 const cellKey = (c: { row: number; col: number; rowSpan: number; colSpan: number; text: string }) => `${c.row},${c.col},${c.rowSpan},${c.colSpan},${norm(c.text)}`
-const filled = (grid: TableGrid) =>
+/** A table block's cells with text (spans default to 1). */
+const filled = (grid: { readonly cells: ReadonlyArray<{ row: number; col: number; rowSpan?: number; colSpan?: number; text: string }> }) =>
   grid.cells.map((c) => ({ row: c.row, col: c.col, rowSpan: c.rowSpan ?? 1, colSpan: c.colSpan ?? 1, text: c.text })).filter((c) => norm(c.text).length > 0)
 
 interface Tally { tables: number; found: number; exact: number; reference: number; ours: number; matched: number; headers: number; headersFound: number }

@@ -78,9 +78,10 @@ for (let seed = Number(args.from); seed <= Number(args.to); seed++) {
   const mine = tables.flatMap((t) => neighbourPairs({ ...t.grid, cells: filled(t.grid) }))
   const theirs = neighbourPairs({ rows: truth.rows, cols: truth.cols, cells: truth.cells })
   const score = multisetScore(mine, theirs)
-  const truthKeys = truth.cells.map(cellKey).sort()
+  // Cells without a letter or digit (a dash for "none") are left out on both sides, as the pairs do.
+  const truthKeys = truth.cells.filter((c) => norm(c.text).length > 0).map(cellKey).sort()
   const exact = tables.length === 1 && JSON.stringify(filled(tables[0].grid).map(cellKey).sort()) === JSON.stringify(truthKeys)
-  const header = truth.cells.filter((c) => c.row < truth.headerRows)
+  const header = truth.cells.filter((c) => c.row < truth.headerRows && norm(c.text).length > 0)
   const ourCells = new Set(tables.flatMap((t) => filled(t.grid).map((c) => `${c.rowSpan},${c.colSpan},${norm(c.text)}`)))
   const headersFound = header.filter((c) => ourCells.has(`${c.rowSpan},${c.colSpan},${norm(c.text)}`)).length
   const found = tables.reduce((n, t) => n + t.cover, 0) >= 0.5

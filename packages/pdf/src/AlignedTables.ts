@@ -6,7 +6,7 @@
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
-import { buildGrid, columnsFromText, tableBlock, textRows } from "./Tables.ts"
+import { buildGrid, columnsFromText, columnsOfRows, pieces, tableBlock, textRows } from "./Tables.ts"
 import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
 import { joinWrappedRows } from "./WrappedRows.ts"
 
@@ -112,12 +112,12 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     const all = candidate.flat()
     const totalChars = all.reduce((n, l) => n + l.text.length, 0)
     if (totalChars / all.length > 32) return
-    const cuts = columnsFromText(all)
+    const cuts = columnsOfRows(candidate)
     if (cuts.length < 1) return
     const multi = candidate.filter((r) => r.length >= 2).length
     if (multi < Math.max(3, candidate.length * 0.6)) return
     // Two columns of sentences are a two-column layout or a definition list, not a table.
-    if (cuts.length === 1 && totalChars / all.length > 20) return
+    if (columnsFromText(all, false).length === 1 && totalChars / all.length > 20) return
     let x0 = Infinity, x1 = -Infinity
     for (const l of all) { x0 = Math.min(x0, l.x0); x1 = Math.max(x1, l.x1) }
     const ys = [Math.min(...candidate[0].map((l) => l.top))]
@@ -133,8 +133,10 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     // Year Ended December 31,"): that row has fewer pieces than the one under it, and with it makes
     // a header of two levels.
     let inner = false
-    if (candidate.length >= 4 && candidate[0].length <= 3 && candidate[0].length < candidate[1].length) {
-      const under = columnsFromText(candidate.slice(1).flat())
+    // Pieces, not fragments: cells closer than a fragment gap are one fragment.
+    const cellsOf = (row: ReadonlyArray<Line>) => row.reduce((n, l) => n + pieces(l).length, 0)
+    if (candidate.length >= 4 && cellsOf(candidate[0]) <= 3 && cellsOf(candidate[0]) < cellsOf(candidate[1])) {
+      const under = columnsOfRows(candidate.slice(1))
       // The head row's own pieces would set the gutters at its edges: the rows under it place them.
       const bxs = under.length >= cuts.length ? [x0, ...under, x1] : xs
       const nested = nestHeader([...candidate[0], ...candidate[1]], bxs)
@@ -180,10 +182,20 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     // or a caption. (A label wrapped under its values' row still splits an unruled table.)
     return /^\p{Ll}/u.test(sorted[0].text) && !row[0].math && !sorted[0].math
   }
+  // A row label alone on its row ("Revenue:" over its items, a total's label whose values were
+  // drawn as a ruled band) stays in the run when the row under it is a row of the table whose
+  // first piece stands in the same column, an indent away at most.
+  const sectionLabel = (row: Array<Line>, next: Array<Line> | undefined) => {
+    if (row.length !== 1 || next === undefined || next.length < 2 || row[0].math) return false
+    const first = [...next].sort((a, b) => a.x0 - b.x0)
+    const size = row[0].size
+    return row[0].x0 <= first[0].x0 + 0.5 * size && row[0].x0 >= first[0].x0 - 4 * size && row[0].x1 < first[1].x0 - size &&
+      top(next) - bottom(row) < 1.5 * size && row[0].text.length <= 60
+  }
   let start = -1
   for (let i = 0; i <= rows.length; i++) {
     const row = rows[i]
-    const multi = row !== undefined && (row.length >= 2 || (start >= 0 && wrappedLabel(row, rows[i + 1])))
+    const multi = row !== undefined && (row.length >= 2 || (start >= 0 && (wrappedLabel(row, rows[i + 1]) || sectionLabel(row, rows[i + 1]))))
     if (multi && (start < 0 || top(row) - bottom(rows[i - 1]) < 2.5 * row[0].size)) {
       if (start < 0) start = i
       continue

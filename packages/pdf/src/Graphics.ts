@@ -96,8 +96,6 @@ export const graphicsFrom = (
   const drawings: Array<DrawingBox> = []
   const stack: Array<Matrix> = []
   let ctm = base
-  let lineWidth = 1
-  const widthStack: Array<number> = []
   // The clipping box (drawings outside it are not seen: shading strokes run past a picture's clip).
   let clip: DrawingBox | undefined
   const clipStack: Array<DrawingBox | undefined> = []
@@ -118,24 +116,22 @@ export const graphicsFrom = (
     if (d && drew.length > 0) drew[drew.length - 1] = true
   }
   const point = (x: number, y: number): [number, number] => [ctm[0] * x + ctm[2] * y + ctm[4], ctm[1] * x + ctm[3] * y + ctm[5]]
-  const addSegment = (ax: number, ay: number, bx: number, by: number, thickness: number) => {
+  const addSegment = (ax: number, ay: number, bx: number, by: number, edge = false) => {
     const dx = Math.abs(bx - ax)
     const dy = Math.abs(by - ay)
-    if (dy <= 1 && dx > 2) rules.push({ horizontal: true, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2 })
-    else if (dx <= 1 && dy > 2) rules.push({ horizontal: false, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by) })
-    void thickness
+    const side = edge ? { edge: true } : {}
+    if (dy <= 1 && dx > 2) rules.push({ horizontal: true, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2, ...side })
+    else if (dx <= 1 && dy > 2) rules.push({ horizontal: false, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by), ...side })
   }
   for (let i = 0; i < fnArray.length; i++) {
     const fn = fnArray[i]
     if (fn === OPS.save) {
       stack.push(ctm)
-      widthStack.push(lineWidth)
       clipStack.push(clip)
       open()
     } else if (fn === OPS.restore) {
       close()
       ctm = stack.pop() ?? base
-      lineWidth = widthStack.pop() ?? 1
       clip = clipStack.pop()
     } else if (fn === OPS.clip || fn === OPS.eoClip) {
       clipNext = true
@@ -144,7 +140,6 @@ export const graphicsFrom = (
       if (moved.length > 0) moved[moved.length - 1] = true
     } else if (fn === OPS.paintFormXObjectBegin) {
       stack.push(ctm)
-      widthStack.push(lineWidth)
       clipStack.push(clip)
       open()
       const [matrix, bbox] = argsArray[i] as [Matrix | null, ArrayLike<number> | null]
@@ -159,10 +154,7 @@ export const graphicsFrom = (
     } else if (fn === OPS.paintFormXObjectEnd) {
       close()
       ctm = stack.pop() ?? base
-      lineWidth = widthStack.pop() ?? 1
       clip = clipStack.pop()
-    } else if (fn === OPS.setLineWidth) {
-      lineWidth = (argsArray[i] as [number])[0]
     } else if (fn === OPS.paintImageXObject || fn === OPS.paintInlineImageXObject || fn === OPS.paintImageMaskXObject ||
       fn === OPS.paintImageXObjectRepeat || fn === OPS.paintSolidColorImageMask) {
       // Painted images (pdf.js keeps those of one pixel, and masks) fill the unit square of their CTM.
@@ -210,15 +202,15 @@ export const graphicsFrom = (
           }
           const w = maxX - minX
           const h = maxY - minY
-          if (h <= 3 && w > 2) addSegment(minX, (minY + maxY) / 2, maxX, (minY + maxY) / 2, h)
-          else if (w <= 3 && h > 2) addSegment((minX + maxX) / 2, minY, (minX + maxX) / 2, maxY, w)
+          if (h <= 3 && w > 2) addSegment(minX, (minY + maxY) / 2, maxX, (minY + maxY) / 2)
+          else if (w <= 3 && h > 2) addSegment((minX + maxX) / 2, minY, (minX + maxX) / 2, maxY)
           else if (stroked || n <= 5) {
-            // A rectangle (or closed polygon): its sides may be cell borders.
-            for (let k = 0; k + 3 < points.length; k += 2) addSegment(points[k], points[k + 1], points[k + 2], points[k + 3], lineWidth)
-            addSegment(points[points.length - 2], points[points.length - 1], points[0], points[1], lineWidth)
+            // A rectangle (or closed polygon): its sides may be cell borders; a filled one's are edges.
+            for (let k = 0; k + 3 < points.length; k += 2) addSegment(points[k], points[k + 1], points[k + 2], points[k + 3], !stroked)
+            addSegment(points[points.length - 2], points[points.length - 1], points[0], points[1], !stroked)
           }
         } else if (stroked && !curved) {
-          for (let k = 0; k + 3 < points.length; k += 2) addSegment(points[k], points[k + 1], points[k + 2], points[k + 3], lineWidth)
+          for (let k = 0; k + 3 < points.length; k += 2) addSegment(points[k], points[k + 1], points[k + 2], points[k + 3])
         }
         points.length = 0
         curved = false

@@ -11,7 +11,7 @@
  * boundary that no rule crosses at its height (and with no other fragment of its line in the
  * way); else over the columns its text overlaps.
  */
-import { joinRuns, type Line } from "./Lines.ts"
+import { cellGap, joinRuns, type Line } from "./Lines.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
 
 /** Whether a vertical rule runs at `x` over the vertical extent `top`..`bottom`. */
@@ -51,6 +51,10 @@ const reach = (
     return [c0, c1]
   }
   if (ruled === undefined) {
+    // Flush with the table's left edge, a line heads the row labels, however far it runs ("(in
+    // thousands, except per share data)" over a narrow column of labels); a group head is centred
+    // over the columns it heads.
+    if (own === 0 && line.x0 < xs[0] + line.size) return [0, 0]
     let c0 = own, c1 = own
     // Overlapping a neighbour column by a fair part of the fragment's own size counts.
     const enough = Math.max(2, line.size * 0.5)
@@ -84,7 +88,7 @@ const pieces = (line: Line, ruled: RuledAt | undefined, xs: ReadonlyArray<number
     const previous = current[current.length - 1]
     const gap = runs[i].x0 - previous.x1
     const rule = ruled !== undefined && xs.some((x) => x > previous.x1 - 1 && x < runs[i].x0 + 1 && ruled(x, line.top, line.bottom))
-    if (gap > 0.6 * Math.min(previous.size, runs[i].size) || rule) {
+    if (gap > cellGap(previous, runs[i]) || rule) {
       flush()
       current = []
     }

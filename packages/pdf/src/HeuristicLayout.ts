@@ -7,7 +7,7 @@
  */
 import { Effect, Layer } from "effect"
 import { Layout, ReadingOrder, stageStep, Tables } from "@strata/core"
-import { alignedTables, GUTTERS, GUTTERS_BEFORE } from "./AlignedTables.ts"
+import { alignedTables, GUTTERS, GUTTERS_BEFORE, pageGutters } from "./AlignedTables.ts"
 import { FontStats } from "./FontStats.ts"
 import { buildLines } from "./Lines.ts"
 import { splitMath } from "./MathRegions.ts"
@@ -25,10 +25,11 @@ export const heuristicTablesWith = (options: { readonly panels?: boolean } = {})
   name: "heuristic",
   detect: (lines, page) =>
     stageStep("Tables", page.pageNumber, () => {
-      const ruled = ruledTables(lines, page.rules, page)
+      const gutterRules = options.panels === false ? GUTTERS_BEFORE : GUTTERS
+      const ruled = ruledTables(lines, page.rules, page, pageGutters(lines, page.width, gutterRules))
       // A panel (a boxed or shaded aside) is searched on its own: its lines never make a column of a table outside it.
       const panels = options.panels === false ? [] : findPanels(page.drawings, lines)
-      const aligned = panelRegions(ruled.rest, panels).map((region) => alignedTables(region, page.width, options.panels === false ? GUTTERS_BEFORE : GUTTERS))
+      const aligned = panelRegions(ruled.rest, panels).map((region) => alignedTables(region, page.width, gutterRules))
       return { tables: [...ruled.tables, ...aligned.flatMap((a) => a.tables)], rest: aligned.flatMap((a) => a.rest) }
     })
 })

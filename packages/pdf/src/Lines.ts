@@ -22,6 +22,14 @@ export const NARROW_GUTTER = 0.5
  */
 const GUTTER_ROWS = 8
 
+/**
+ * The gap between two runs of a row beyond which they stand in two table cells: a word space is a
+ * quarter to a third of an em (a whole advance, about 0.6 em, in monospace type), while a table's
+ * cell padding on both sides can come to less than a fragment gap (Chromium prints cells 12 px apart
+ * in 12 px type).
+ */
+export const cellGap = (a: TextRun, b: TextRun): number => (a.mono && b.mono ? 1 : 0.6) * Math.min(a.size, b.size)
+
 /** Runs whose sizes differ by this factor or more are spaced by the smaller one. */
 const MIXED_SIZES = 1.5
 

@@ -176,9 +176,10 @@ const turnRule = (rule: Rule, turn: number, width: number, height: number): Rule
   const [ax, ay] = applyMatrix(r, rule.x0, rule.y0)
   const [bx, by] = applyMatrix(r, rule.x1, rule.y1)
   const horizontal = Math.abs(ay - by) < Math.abs(ax - bx)
+  const edge = rule.edge === true ? { edge: true } : {}
   return horizontal
-    ? { horizontal, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2 }
-    : { horizontal, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by) }
+    ? { horizontal, x0: Math.min(ax, bx), x1: Math.max(ax, bx), y0: (ay + by) / 2, y1: (ay + by) / 2, ...edge }
+    : { horizontal, x0: (ax + bx) / 2, x1: (ax + bx) / 2, y0: Math.min(ay, by), y1: Math.max(ay, by), ...edge }
 }
 
 const fontFactsCache = new WeakMap<PDFDocumentProxy, Map<string, FontFacts | undefined>>()

@@ -6,7 +6,7 @@
  * which finds tables drawn without any rules.
  */
 import { blockOf, type LayoutBlock } from "./LayoutBlock.ts"
-import { joinRuns, type Line } from "./Lines.ts"
+import { cellGap, joinRuns, type Line } from "./Lines.ts"
 import type { Rule } from "./PageContent.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
 import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
@@ -29,7 +29,9 @@ export const normaliseRules = (rules: ReadonlyArray<Rule>): { h: Array<Rule>; v:
       const last = out[out.length - 1]
       if (last !== undefined && Math.abs(pos(last) - pos(r)) <= SNAP / 2 && start(r) <= end(last) + SNAP) {
         const e = Math.max(end(last), end(r))
-        out[out.length - 1] = horizontal ? { ...last, x1: e } : { ...last, y1: e }
+        // A drawn line joined with a filled area's edge is drawn.
+        const edge = last.edge === true && r.edge === true ? { edge: true } : { edge: undefined }
+        out[out.length - 1] = horizontal ? { ...last, x1: e, ...edge } : { ...last, y1: e, ...edge }
       } else {
         out.push(r)
       }
@@ -50,14 +52,59 @@ const centreX = (r: TextRun) => (r.x0 + r.x1) / 2
 const centreY = (r: TextRun) => (r.top + r.bottom) / 2
 const inside = (box: Box, x: number, y: number) => x >= box.x0 - 1 && x <= box.x1 + 1 && y >= box.top - 1 && y <= box.bottom + 1
 
-/** Column boundaries from the gaps in the union of the fragments' horizontal extents. */
-export const columnsFromText = (lines: ReadonlyArray<Line>): Array<number> => {
-  const spans = lines.map((l) => [l.x0, l.x1] as const).sort((a, b) => a[0] - b[0])
+/** A line's pieces: its runs, joined where the gap between them is narrower than a cell gap. */
+export const pieces = (line: Line): Array<readonly [number, number]> => {
+  const out: Array<[number, number]> = []
+  let previous: TextRun | undefined
+  for (const run of [...line.runs].sort((a, b) => a.x0 - b.x0)) {
+    const last = out[out.length - 1]
+    if (last !== undefined && previous !== undefined && run.x0 - last[1] <= cellGap(previous, run)) last[1] = Math.max(last[1], run.x1)
+    else out.push([run.x0, run.x1])
+    previous = run
+  }
+  return out
+}
+
+/**
+ * Column boundaries from the gaps in the union of the horizontal extents of the lines' pieces (or
+ * of the lines themselves, `byPiece` false).
+ */
+export const columnsFromText = (lines: ReadonlyArray<Line>, byPiece = true): Array<number> => {
+  const spans = (byPiece ? lines.flatMap(pieces) : lines.map((l) => [l.x0, l.x1] as const)).sort((a, b) => a[0] - b[0])
   const cuts: Array<number> = []
   let right = -Infinity
   for (const [x0, x1] of spans) {
     if (right !== -Infinity && x0 > right + 1) cuts.push((right + x0) / 2)
     right = Math.max(right, x1)
+  }
+  return cuts
+}
+
+/**
+ * Column boundaries of a table given as rows of text, top first. A column whose pieces all stand
+ * in the first two rows, with rows under them, is a header's own: a year centred over a column of
+ * right-aligned figures leaves a gap of its own between the row labels and the figures. It joins the
+ * neighbouring column it stands nearer to.
+ */
+export const columnsOfRows = (rows: ReadonlyArray<ReadonlyArray<Line>>): Array<number> => {
+  const cuts = columnsFromText(rows.flat())
+  if (rows.length < 4 || cuts.length === 0) return cuts
+  const placed = rows.flatMap((row, r) => row.flatMap((l) => pieces(l).map(([x0, x1]) => ({ r, x0, x1 }))))
+  for (let changed = true; changed && cuts.length > 0;) {
+    changed = false
+    const edges = [-Infinity, ...cuts, Infinity]
+    for (let c = 0; c + 1 < edges.length; c++) {
+      const inColumn = placed.filter((p) => (p.x0 + p.x1) / 2 > edges[c] && (p.x0 + p.x1) / 2 < edges[c + 1])
+      if (inColumn.length === 0 || inColumn.some((p) => p.r >= 2)) continue
+      const x0 = Math.min(...inColumn.map((p) => p.x0)), x1 = Math.max(...inColumn.map((p) => p.x1))
+      const left = placed.filter((p) => (p.x0 + p.x1) / 2 < edges[c]).reduce((m, p) => Math.max(m, p.x1), -Infinity)
+      const right = placed.filter((p) => (p.x0 + p.x1) / 2 > edges[c + 1]).reduce((m, p) => Math.min(m, p.x0), Infinity)
+      if (left === -Infinity && right === Infinity) continue
+      // Drop the cut on the nearer side (cuts index c - 1 is the left edge, c the right one).
+      cuts.splice(x0 - left <= right - x1 ? c - 1 : c, 1)
+      changed = true
+      break
+    }
   }
   return cuts
 }
@@ -293,28 +340,67 @@ const nestedHeader = (
   return nested === undefined ? undefined : withHeader(grid, replaced, nested)
 }
 
+/**
+ * Whether the frame's rows go on outside it: text on the very baselines of at least a third of its
+ * rows lies beside it, left or right, no further from it than the frame is wide and on its side of
+ * every page gutter. Another column's running text lies level with a table's rows too, but keeps
+ * its own baselines.
+ */
+const partOfWiderRows = (inFrame: ReadonlyArray<Line>, lines: ReadonlyArray<Line>, box: Box, gutters: ReadonlyArray<number>): boolean => {
+  const rows = textRows(inFrame)
+  const reach = box.x1 - box.x0
+  const across = (a: number, b: number) => gutters.some((g) => g > a && g < b)
+  const beside = (l: Line) => !l.rotated &&
+    ((l.x1 <= box.x0 + SNAP && l.x1 > box.x0 - reach && !across(l.x1, box.x0)) || (l.x0 >= box.x1 - SNAP && l.x0 < box.x1 + reach && !across(box.x1, l.x0)))
+  const outside = lines.filter(beside)
+  let level = 0
+  for (const row of rows) {
+    if (outside.some((l) => row.some((r) => Math.abs(r.baseline - l.baseline) <= 0.15 * Math.min(r.size, l.size)))) level++
+  }
+  return level >= Math.max(2, rows.length / 3)
+}
+
+/**
+ * The lines of a header row standing right on a frame's top rule, within its width: two pieces or
+ * more, none of them a wide line (a caption above a table is one), lines wrapped above them kept.
+ */
+const headerOnTop = (lines: ReadonlyArray<Line>, box: Box): Array<Line> => {
+  const within = (l: Line) => !l.rotated && l.x0 >= box.x0 - l.size && l.x1 <= box.x1 + l.size
+  const head = lines.filter((l) => within(l) && l.bottom <= box.top + SNAP && l.bottom >= box.top - 1.2 * l.size)
+  if (head.length === 0) return []
+  for (let added = true; added;) {
+    const top = Math.min(...head.map((l) => l.top))
+    const more = lines.filter((l) => within(l) && !head.includes(l) && l.bottom <= box.top + SNAP && l.bottom >= top - 0.5 * l.size)
+    added = more.length > 0 && head.length + more.length <= 30
+    head.push(...more)
+  }
+  const wide = head.some((l) => l.x1 - l.x0 > 0.5 * (box.x1 - box.x0))
+  return wide || head.reduce((n, l) => n + pieces(l).length, 0) < 2 ? [] : head
+}
+
 export const tableBlock = (lines: Array<Line>, grid: TableGrid): LayoutBlock => {
   const block = blockOf("table", lines)
   block.table = grid
   return block
 }
 
-/** Ruled tables: returns the table blocks and the lines they did not take. */
+/** Ruled tables: returns the table blocks and the lines they did not take. `gutters`: the page's column gutters (AlignedTables.pageGutters). */
 export const ruledTables = (
   lines: ReadonlyArray<Line>,
   rules: ReadonlyArray<Rule>,
-  page: { width: number; height: number }
+  page: { width: number; height: number },
+  gutters: ReadonlyArray<number> = []
 ): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
   if (rules.length < 2 || rules.length > 5000) return { tables: [], rest: [...lines] }
   const { h, v } = normaliseRules(rules)
   const tables: Array<LayoutBlock> = []
   let rest = [...lines]
   for (const frame of frames(h, v)) {
-    const { box } = frame
+    let { box } = frame
     if (box.x1 - box.x0 < 30 || box.bottom - box.top < 10) continue
     // A frame around (nearly) the whole page is a border, not a table.
     if (box.x1 - box.x0 > page.width * 0.95 && box.bottom - box.top > page.height * 0.9) continue
-    const inFrame = rest.filter((l) => !l.rotated && inside(box, (l.x0 + l.x1) / 2, (l.top + l.bottom) / 2))
+    let inFrame = rest.filter((l) => !l.rotated && inside(box, (l.x0 + l.x1) / 2, (l.top + l.bottom) / 2))
     if (inFrame.length < 2) continue
     let xs: Array<number>
     let ys: Array<number>
@@ -329,6 +415,17 @@ export const ruledTables = (
       // Columns from the text: only for the "booktabs" shape (three or more rules across the frame).
       const across = frame.h.filter((r) => r.x1 - r.x0 >= 0.8 * (box.x1 - box.x0)).length
       if (across < 3) continue
+      // Rules over only some of a table's columns (a statement's rules under its year heads and over
+      // its totals, none under the row labels) frame part of it: its rows go on beside the frame, and
+      // the table is read from the alignment of its text.
+      if (partOfWiderRows(inFrame, rest, box, gutters)) continue
+      // A header standing on the first rule (rules under each row, none above the first) is the
+      // table's first row.
+      const head = headerOnTop(rest, box)
+      if (head.length > 0) {
+        box = { ...box, top: Math.min(...head.map((l) => l.top)) - 1 }
+        inFrame = [...head, ...inFrame]
+      }
       // Under a header of two or more lines, columns come from the body: a group head ("Year Ended")
       // bridges the gutter between the columns it heads.
       const close = headerClose(inFrame, frame, box)
@@ -342,7 +439,8 @@ export const ruledTables = (
     const innerH = hy.filter((y) => y > box.top + SNAP && y < box.bottom - SNAP)
     if (innerH.length + 1 >= rowsOfText.length * 0.8 && hy.length >= 2) {
       ys = cluster([box.top, ...hy, box.bottom], SNAP)
-      if (vx.length >= 2) {
+      // Spans come from missing borders; shaded cells show none between cells of one shade.
+      if (vx.length >= 2 && frame.v.some((r) => r.edge !== true)) {
         spans = (kind, row, col) => kind === "v"
           ? covered(frame.v, false, xs[col], ys[row], ys[row + 1])
           : covered(frame.h, true, ys[row], xs[col], xs[col + 1])

@@ -55,7 +55,7 @@ const NUMBER = /^[-+−–(]?[$€£¥]?\s*\d[\d.,\s]*%?\)?$/
 /**
  * Row boundaries of a table whose rules stand between some of its rows only (two or more rules
  * across it inside the frame): between two rules, lines of text that never give a row label
- * beside values twice and hold no number are one row of wrapped cells ("분류" / "기준" beside
+ * beside values twice and hold no two figures in one column are one row of wrapped cells ("분류" / "기준" beside
  * two lines of prose each); elsewhere every line of text is a row. `rows` are the text rows top to
  * bottom, `rules` the rules' heights, `xs` the column boundaries.
  */
@@ -83,7 +83,8 @@ export const bandedRows = (
     const band = rows.slice(start, i)
     // A row label beside values opens a row, unless it goes on in lower case from the label above.
     const labelled = band.filter((row) => row.some((l) => l.x1 <= labelEdge && !/^\p{Ll}/u.test(l.text)) && row.some((l) => l.x0 >= labelEdge)).length
-    const numeric = band.some((row) => row.some((l) => NUMBER.test(l.text.trim())))
+    // Two figures in one column are two rows; a figure beside a wrapped cell is one.
+    const numeric = xs.slice(1).some((_, c) => band.filter((row) => row.some((l) => columnOf(l) === c && NUMBER.test(l.text.trim()))).length >= 2)
     // A wrap puts two lines or more in one column; lines each in a column of their own are rows.
     const wraps = xs.slice(1).some((_, c) => band.filter((row) => row.some((l) => columnOf(l) === c)).length >= 2)
     // A cell wraps over a few lines; a dozen lines between two rules in one or two columns are

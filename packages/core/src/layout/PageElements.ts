@@ -44,6 +44,8 @@ export interface Rule {
   readonly y0: number
   readonly x1: number
   readonly y1: number
+  /** A side of a filled area (a shaded cell or band), not a line drawn as one: it parts rows or columns, but two cells of one shade show no border between them. */
+  readonly edge?: boolean | undefined
 }
 
 /** Where an image is painted, in page space; pixels are never decoded. */

@@ -1,0 +1,41 @@
+/**
+ * Tables as a browser prints them, each against the exact grid it was made from
+ * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 14, 88 and 115, copied into
+ * fixtures/printed-tables with their cells). What they hold that the reader once got wrong:
+ * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
+ *   gap, so columns of figures were read as one;
+ * - statement-periods: two period heads over years centred above right-aligned figures (the years
+ *   made columns of their own);
+ * - statement-sections: a statement with section labels on rows of their own and rules over its
+ *   totals' figures only (the rules framed a table of figures without their labels);
+ * - zebra: shaded bands and no rules (the sides of the shaded cells read as borders, so the rows
+ *   between the bands became one cell);
+ * - grid-spans: a ruled grid with a category column spanning rows and a column of wrapped text.
+ * Cells without a letter or digit (a dash for "none") are left out on both sides.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+import { Effect } from "effect"
+import { readAll } from "./helpers/ReadAll.ts"
+
+interface Cell { readonly row: number; readonly col: number; readonly rowSpan?: number; readonly colSpan?: number; readonly text: string }
+
+const dir = new URL("./fixtures/printed-tables/", import.meta.url)
+const norm = (s: string) => s.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")
+const keys = (cells: ReadonlyArray<Cell>) =>
+  cells.filter((c) => norm(c.text).length > 0).map((c) => `${c.row},${c.col} ${c.rowSpan ?? 1}x${c.colSpan ?? 1} ${norm(c.text)}`).sort()
+
+describe("tables printed by a browser", () => {
+  for (const name of ["booktabs-groups", "statement-periods", "statement-sections", "zebra", "grid-spans"]) {
+    it.effect(`${name}: one table, every cell in its place`, () =>
+      Effect.gen(function*() {
+        const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }
+        const { pages } = yield* readAll(new Uint8Array(readFileSync(new URL(`${name}.pdf`, dir))))
+        const tables = pages[0].blocks.flatMap((b) => (b.table === undefined ? [] : [b.table]))
+        assert.strictEqual(tables.length, 1)
+        const table = tables[0]
+        assert.deepStrictEqual([table.rows, table.cols], [truth.rows, truth.cols])
+        assert.deepStrictEqual(keys(table.cells), keys(truth.cells))
+      }), 30_000)
+  }
+})

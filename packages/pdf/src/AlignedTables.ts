@@ -6,7 +6,7 @@
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
 import type { Line } from "./Lines.ts"
-import { buildGrid, columnsFromText, columnsOfRows, pieces, tableBlock, textRows } from "./Tables.ts"
+import { buildGrid, columnsOfRows, pieces, tableBlock, textRows } from "./Tables.ts"
 import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
 import { joinWrappedRows } from "./WrappedRows.ts"
 
@@ -100,8 +100,47 @@ export const alignedTables = (lines: ReadonlyArray<Line>, width: number, rules: 
   return { tables, rest }
 }
 
+/**
+ * Text rows with the lines of wrapped cells joined to the row they belong to. Where a table pads its
+ * cells, the space between two of its rows is wider than between two lines of one cell: cut at the
+ * wider gaps, a stretch of rows holding one row of two pieces or more, the others each continuing
+ * its cells (a piece starting where one of its pieces starts and ending before the next), is one
+ * row ("Terror usitas at aestas" / "tabella cunabula eum" in a comment column, under its row's first
+ * line or, in cells set at the middle or bottom, above it). Without that contrast (rows set as
+ * closely as lines) rows are left as they are.
+ */
+export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
+  if (rows.length < 3) return [...rows]
+  const size = [...rows.flat().map((l) => l.size)].sort((a, b) => a - b)[Math.floor(rows.flat().length / 2)]
+  const gaps = rows.slice(1).map((row, i) => Math.min(...row.map((l) => l.top)) - Math.max(...rows[i].map((l) => l.bottom)))
+  const lineGaps = gaps.filter((g) => g < size)
+  if (lineGaps.length === 0) return [...rows]
+  const wide = Math.min(...lineGaps) + 0.25 * size
+  const edges = (row: ReadonlyArray<Line>) => row.flatMap((l) => pieces(l)).sort((a, b) => a[0] - b[0])
+  const continues = (wrap: ReadonlyArray<Line>, row: ReadonlyArray<Line>) => {
+    const own = edges(wrap), other = edges(row)
+    if (own.length === 0 || own.length >= other.length || wrap.some((l) => l.math)) return false
+    return own.every(([x0, x1]) => other.some(([o0], k) => Math.abs(o0 - x0) <= 0.5 * size && (k + 1 === other.length || x1 < other[k + 1][0] - 0.5 * size)))
+  }
+  const out: Array<Array<Line>> = []
+  let start = 0
+  for (let i = 1; i <= rows.length; i++) {
+    if (i < rows.length && gaps[i - 1] < wide) continue
+    // rows[start..i) are set as one cell's lines are; they are one row when one of them holds the
+    // row's cells and the others continue them, and wider gaps stand before and after (or nothing).
+    const stretch = rows.slice(start, i)
+    const anchors = stretch.filter((r) => r.length >= 2)
+    const bounded = (start === 0 || gaps[start - 1] >= wide) && (i === rows.length || gaps[i - 1] >= wide)
+    const contrast = gaps.some((g) => g >= wide && g < 3 * size)
+    if (stretch.length > 1 && anchors.length === 1 && bounded && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
+    else out.push(...stretch)
+    start = i
+  }
+  return out
+}
+
 const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
-  const rows = textRows(lines.filter((l) => !l.rotated))
+  const rows = wrappedRows(textRows(lines.filter((l) => !l.rotated)))
   const tables: Array<LayoutBlock> = []
   const taken = new Set<Line>()
   const top = (row: Array<Line>) => Math.min(...row.map((l) => l.top))
@@ -117,7 +156,14 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     const multi = candidate.filter((r) => r.length >= 2).length
     if (multi < Math.max(3, candidate.length * 0.6)) return
     // Two columns of sentences are a two-column layout or a definition list, not a table.
-    if (columnsFromText(all, false).length === 1 && totalChars / all.length > 20) return
+    // (Columns counted where at least two rows, and a third of them, have text: a justified line's
+    // stretched space can leave a gap down a few rows of prose.)
+    const solid = [-Infinity, ...cuts, Infinity].slice(1).filter((right, c, edges) => {
+      const left = c === 0 ? -Infinity : edges[c - 1]
+      const filledRows = candidate.filter((row) => row.some((l) => pieces(l).some(([a, b]) => (a + b) / 2 > left && (a + b) / 2 < right))).length
+      return filledRows >= Math.max(2, candidate.length / 3)
+    }).length
+    if (solid <= 2 && totalChars / all.length > 20) return
     let x0 = Infinity, x1 = -Infinity
     for (const l of all) { x0 = Math.min(x0, l.x0); x1 = Math.max(x1, l.x1) }
     const ys = [Math.min(...candidate[0].map((l) => l.top))]

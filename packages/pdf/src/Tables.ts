@@ -65,12 +65,9 @@ export const pieces = (line: Line): Array<readonly [number, number]> => {
   return out
 }
 
-/**
- * Column boundaries from the gaps in the union of the horizontal extents of the lines' pieces (or
- * of the lines themselves, `byPiece` false).
- */
-export const columnsFromText = (lines: ReadonlyArray<Line>, byPiece = true): Array<number> => {
-  const spans = (byPiece ? lines.flatMap(pieces) : lines.map((l) => [l.x0, l.x1] as const)).sort((a, b) => a[0] - b[0])
+/** Column boundaries from the gaps in the union of the horizontal extents of the lines' pieces. */
+export const columnsFromText = (lines: ReadonlyArray<Line>): Array<number> => {
+  const spans = lines.flatMap(pieces).sort((a, b) => a[0] - b[0])
   const cuts: Array<number> = []
   let right = -Infinity
   for (const [x0, x1] of spans) {
@@ -378,6 +375,24 @@ const headerOnTop = (lines: ReadonlyArray<Line>, box: Box): Array<Line> => {
   return wide || head.reduce((n, l) => n + pieces(l).length, 0) < 2 ? [] : head
 }
 
+/**
+ * The lines of a row just under a frame's last rule, on the same terms: a striped table's last,
+ * unshaded row lies under its last band.
+ */
+const rowUnder = (lines: ReadonlyArray<Line>, box: Box): Array<Line> => {
+  const within = (l: Line) => !l.rotated && l.x0 >= box.x0 - l.size && l.x1 <= box.x1 + l.size
+  const row = lines.filter((l) => within(l) && l.top >= box.bottom - SNAP && l.top <= box.bottom + 1.2 * l.size)
+  if (row.length === 0) return []
+  for (let added = true; added;) {
+    const bottom = Math.max(...row.map((l) => l.bottom))
+    const more = lines.filter((l) => within(l) && !row.includes(l) && l.top >= box.bottom - SNAP && l.top <= bottom + 0.5 * l.size)
+    added = more.length > 0 && row.length + more.length <= 30
+    row.push(...more)
+  }
+  const wide = row.some((l) => l.x1 - l.x0 > 0.5 * (box.x1 - box.x0))
+  return wide || row.reduce((n, l) => n + pieces(l).length, 0) < 2 ? [] : row
+}
+
 export const tableBlock = (lines: Array<Line>, grid: TableGrid): LayoutBlock => {
   const block = blockOf("table", lines)
   block.table = grid
@@ -402,6 +417,15 @@ export const ruledTables = (
     if (box.x1 - box.x0 > page.width * 0.95 && box.bottom - box.top > page.height * 0.9) continue
     let inFrame = rest.filter((l) => !l.rotated && inside(box, (l.x0 + l.x1) / 2, (l.top + l.bottom) / 2))
     if (inFrame.length < 2) continue
+    // Shaded bands alone (a striped table) leave the rows before the first band and after the last
+    // outside the frame.
+    if (frame.h.every((r) => r.edge === true)) {
+      const head = headerOnTop(rest, box)
+      const tail = rowUnder(rest.filter((l) => !head.includes(l)), box)
+      if (head.length > 0) box = { ...box, top: Math.min(...head.map((l) => l.top)) - 1 }
+      if (tail.length > 0) box = { ...box, bottom: Math.max(...tail.map((l) => l.bottom)) + 1 }
+      inFrame = [...head, ...inFrame, ...tail]
+    }
     let xs: Array<number>
     let ys: Array<number>
     let spans: ((kind: "v" | "h", row: number, col: number) => boolean) | undefined

@@ -1,6 +1,6 @@
 /**
  * Tables as a browser prints them, each against the exact grid it was made from
- * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 14, 88 and 115, copied into
+ * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 14, 5, 115 and 4, copied into
  * fixtures/printed-tables with their cells). What they hold that the reader once got wrong:
  * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
  *   gap, so columns of figures were read as one;
@@ -9,8 +9,10 @@
  * - statement-sections: a statement with section labels on rows of their own and rules over its
  *   totals' figures only (the rules framed a table of figures without their labels);
  * - zebra: shaded bands and no rules (the sides of the shaded cells read as borders, so the rows
- *   between the bands became one cell);
- * - grid-spans: a ruled grid with a category column spanning rows and a column of wrapped text.
+ *   between the bands became one cell, and the unshaded last row was left out);
+ * - grid-spans: a ruled grid with a category column spanning rows and a column of wrapped text;
+ * - wrapped-comments: no rules, and a comment column whose cells wrap over two or three lines (the
+ *   wrapped lines broke the table into pieces too small to be one).
  * Cells without a letter or digit (a dash for "none") are left out on both sides.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -26,7 +28,7 @@ const keys = (cells: ReadonlyArray<Cell>) =>
   cells.filter((c) => norm(c.text).length > 0).map((c) => `${c.row},${c.col} ${c.rowSpan ?? 1}x${c.colSpan ?? 1} ${norm(c.text)}`).sort()
 
 describe("tables printed by a browser", () => {
-  for (const name of ["booktabs-groups", "statement-periods", "statement-sections", "zebra", "grid-spans"]) {
+  for (const name of ["booktabs-groups", "statement-periods", "statement-sections", "zebra", "grid-spans", "wrapped-comments"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {
         const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }

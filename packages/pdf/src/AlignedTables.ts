@@ -111,7 +111,8 @@ export const alignedTables = (lines: ReadonlyArray<Line>, width: number, rules: 
  */
 export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
   if (rows.length < 3) return [...rows]
-  const size = [...rows.flat().map((l) => l.size)].sort((a, b) => a - b)[Math.floor(rows.flat().length / 2)]
+  const sizes = rows.flat().map((l) => l.size).sort((a, b) => a - b)
+  const size = sizes[Math.floor(sizes.length / 2)]
   const gaps = rows.slice(1).map((row, i) => Math.min(...row.map((l) => l.top)) - Math.max(...rows[i].map((l) => l.bottom)))
   const lineGaps = gaps.filter((g) => g < size)
   if (lineGaps.length === 0) return [...rows]

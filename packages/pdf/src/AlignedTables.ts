@@ -22,12 +22,14 @@ import { joinWrappedRows } from "./WrappedRows.ts"
 export interface GutterRules {
   readonly spanning: number
   readonly perRow: boolean
+  /** Running text on both sides is mostly letters (figures side by side are a table's columns). */
+  readonly letters: boolean
 }
 
-export const GUTTERS: GutterRules = { spanning: 0.15, perRow: true }
+export const GUTTERS: GutterRules = { spanning: 0.15, perRow: true, letters: true }
 
 /** The rules before issue 17's reading-order work (benches compare). */
-export const GUTTERS_BEFORE: GutterRules = { spanning: 0.04, perRow: false }
+export const GUTTERS_BEFORE: GutterRules = { spanning: 0.04, perRow: false, letters: false }
 
 /** A fragment that is a bare number of a few digits. */
 const LINE_NUMBER = /^\s*\d{1,4}\s*$/
@@ -61,13 +63,18 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: Gu
       const x0 = start * BIN, x1 = b * BIN
       if (x1 - x0 >= 8 && start > 0 && b < bins) {
         const mid = (x0 + x1) / 2
-        // Both sides must be columns of running text, not the last column of a table.
+        // Both sides must be columns of running text, not the last column of a table: words (mostly
+        // letters; a statement's columns of figures beside each other leave gaps down the page too).
         const side = (keep: (l: Line) => boolean) => {
           const own = lines.filter((l) => !l.rotated && keep(l))
-          let chars = 0, lo = Infinity, hi = -Infinity
-          for (const l of own) { chars += l.text.length; lo = Math.min(lo, l.top); hi = Math.max(hi, l.bottom) }
+          let chars = 0, letters = 0, lo = Infinity, hi = -Infinity
+          for (const l of own) {
+            chars += l.text.length
+            letters += rules.letters ? (l.text.match(/\p{L}/gu)?.length ?? 0) : l.text.length
+            lo = Math.min(lo, l.top); hi = Math.max(hi, l.bottom)
+          }
           const units = rules.perRow ? new Set(own.map((l) => l.row)).size : own.length
-          return own.length >= lines.length * 0.15 && chars / Math.max(1, units) >= 15 && hi - lo >= total * 0.5
+          return own.length >= lines.length * 0.15 && chars / Math.max(1, units) >= 15 && hi - lo >= total * 0.5 && letters >= chars * 0.5
         }
         if (side((l) => l.x1 <= mid) && side((l) => l.x0 >= mid)) gutters.push(mid)
       }

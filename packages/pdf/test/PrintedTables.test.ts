@@ -1,6 +1,6 @@
 /**
  * Tables as a browser prints them, each against the exact grid it was made from
- * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 14, 5, 115 and 4, copied into
+ * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 14, 126, 5, 115 and 4, copied into
  * fixtures/printed-tables with their cells). What they hold that the reader once got wrong:
  * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
  *   gap, so columns of figures were read as one;
@@ -8,6 +8,8 @@
  *   made columns of their own);
  * - statement-sections: a statement with section labels on rows of their own and rules over its
  *   totals' figures only (the rules framed a table of figures without their labels);
+ * - statement-figures: three columns of figures, with the gaps between them empty all the way
+ *   down (they were read as a page's column gutters, which part a table);
  * - zebra: shaded bands and no rules (the sides of the shaded cells read as borders, so the rows
  *   between the bands became one cell, and the unshaded last row was left out);
  * - grid-spans: a ruled grid with a category column spanning rows and a column of wrapped text;
@@ -28,7 +30,7 @@ const keys = (cells: ReadonlyArray<Cell>) =>
   cells.filter((c) => norm(c.text).length > 0).map((c) => `${c.row},${c.col} ${c.rowSpan ?? 1}x${c.colSpan ?? 1} ${norm(c.text)}`).sort()
 
 describe("tables printed by a browser", () => {
-  for (const name of ["booktabs-groups", "statement-periods", "statement-sections", "zebra", "grid-spans", "wrapped-comments"]) {
+  for (const name of ["booktabs-groups", "statement-periods", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {
         const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }

@@ -187,15 +187,20 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     // Year Ended December 31,"): that row has fewer pieces than the one under it, and with it makes
     // a header of two levels.
     let inner = false
-    // Pieces, not fragments: cells closer than a fragment gap are one fragment.
+    // Group heads on the table's own first rows (beside the row labels' heading: "(in millions)
+    // Year Ended December 31,", wrapped or not) bridge the gutters between the columns they head:
+    // the rows under them set the columns, and the heads with the leaf headers under them make a
+    // header of two levels or more. Tried with one and with two rows of heads.
     const cellsOf = (row: ReadonlyArray<Line>) => row.reduce((n, l) => n + pieces(l).length, 0)
-    if (candidate.length >= 4 && cellsOf(candidate[0]) <= 3 && cellsOf(candidate[0]) < cellsOf(candidate[1])) {
-      const under = columnsOfRows(candidate.slice(1))
-      // The head row's own pieces would set the gutters at its edges: the rows under it place them.
+    for (let heads = 1; !inner && heads <= 2 && candidate.length - heads >= 3; heads++) {
+      if (candidate.slice(0, heads).some((row) => cellsOf(row) > 3)) break
+      const under = columnsOfRows(candidate.slice(heads))
+      if (under.length <= columnsOfRows(candidate.slice(heads - 1)).length && !(heads === 1 && cellsOf(candidate[0]) < cellsOf(candidate[1]))) continue
+      // The head rows' own pieces would set the gutters at their edges: the rows under them place them.
       const bxs = under.length >= cuts.length ? [x0, ...under, x1] : xs
-      const nested = nestHeader([...candidate[0], ...candidate[1]], bxs)
+      const nested = nestHeader(candidate.slice(0, heads + 1).flat(), bxs)
       const body = nested === undefined || nested.cells.some((c) => c.colSpan > 1 && c.col === 0) ? undefined : buildGrid(all, bxs, ys, undefined, true)
-      const merged = nested === undefined || body === undefined || body.cols !== bxs.length - 1 ? undefined : withHeader(body, 2, nested)
+      const merged = nested === undefined || body === undefined || body.cols !== bxs.length - 1 ? undefined : withHeader(body, heads + 1, nested)
       if (merged !== undefined) {
         grid = merged
         inner = true

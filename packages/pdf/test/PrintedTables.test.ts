@@ -1,11 +1,13 @@
 /**
  * Tables as a browser prints them, each against the exact grid it was made from
- * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 14, 126, 5, 115 and 4, copied into
+ * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 19, 14, 126, 5, 115 and 4, copied into
  * fixtures/printed-tables with their cells). What they hold that the reader once got wrong:
  * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
  *   gap, so columns of figures were read as one;
  * - statement-periods: two period heads over years centred above right-aligned figures (the years
  *   made columns of their own);
+ * - statement-wrapped-heads: the period heads wrapped over two lines, over the years (the heads
+ *   bridged the gutters between the year columns, which were read as one);
  * - statement-sections: a statement with section labels on rows of their own and rules over its
  *   totals' figures only (the rules framed a table of figures without their labels);
  * - statement-figures: three columns of figures, with the gaps between them empty all the way
@@ -30,7 +32,7 @@ const keys = (cells: ReadonlyArray<Cell>) =>
   cells.filter((c) => norm(c.text).length > 0).map((c) => `${c.row},${c.col} ${c.rowSpan ?? 1}x${c.colSpan ?? 1} ${norm(c.text)}`).sort()
 
 describe("tables printed by a browser", () => {
-  for (const name of ["booktabs-groups", "statement-periods", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments"]) {
+  for (const name of ["booktabs-groups", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {
         const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }

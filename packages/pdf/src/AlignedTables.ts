@@ -125,10 +125,15 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
   if (lineGaps.length === 0) return [...rows]
   const wide = Math.min(...lineGaps) + 0.25 * size
   const edges = (row: ReadonlyArray<Line>) => row.flatMap((l) => pieces(l)).sort((a, b) => a[0] - b[0])
+  // Each piece of `wrap` goes on with a cell of `row` (starts where it starts, ends before the next)
+  // or stands in a column that row leaves empty (a cell of more lines, centred beside it).
   const continues = (wrap: ReadonlyArray<Line>, row: ReadonlyArray<Line>) => {
     const own = edges(wrap), other = edges(row)
     if (own.length === 0 || own.length >= other.length || wrap.some((l) => l.math)) return false
-    return own.every(([x0, x1]) => other.some(([o0], k) => Math.abs(o0 - x0) <= 0.5 * size && (k + 1 === other.length || x1 < other[k + 1][0] - 0.5 * size)))
+    const ends = (k: number) => (k + 1 === other.length ? Infinity : other[k + 1][0] - 0.5 * size)
+    return own.every(([x0, x1]) =>
+      other.some(([o0], k) => Math.abs(o0 - x0) <= 0.5 * size && x1 < ends(k)) ||
+      other.every(([o0, o1]) => x1 < o0 - 0.5 * size || x0 > o1 + 0.5 * size))
   }
   const out: Array<Array<Line>> = []
   let start = 0

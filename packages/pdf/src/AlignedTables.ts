@@ -22,7 +22,10 @@ import { joinWrappedRows } from "./WrappedRows.ts"
 export interface GutterRules {
   readonly spanning: number
   readonly perRow: boolean
-  /** Running text on both sides is mostly letters (figures side by side are a table's columns). */
+  /**
+   * Running text on both sides is mostly letters, at most two and a half fragments a row (figures
+   * side by side, and rows of several cells, are a table's columns).
+   */
   readonly letters: boolean
 }
 
@@ -64,7 +67,9 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: Gu
       if (x1 - x0 >= 8 && start > 0 && b < bins) {
         const mid = (x0 + x1) / 2
         // Both sides must be columns of running text, not the last column of a table: words (mostly
-        // letters; a statement's columns of figures beside each other leave gaps down the page too).
+        // letters; a statement's columns of figures beside each other leave gaps down the page too),
+        // a line a row (a table's rows are several cells; a wrapped notes column beside them is not
+        // a page's column).
         const side = (keep: (l: Line) => boolean) => {
           const own = lines.filter((l) => !l.rotated && keep(l))
           let chars = 0, letters = 0, lo = Infinity, hi = -Infinity
@@ -73,8 +78,11 @@ export const pageGutters = (lines: ReadonlyArray<Line>, width: number, rules: Gu
             letters += rules.letters ? (l.text.match(/\p{L}/gu)?.length ?? 0) : l.text.length
             lo = Math.min(lo, l.top); hi = Math.max(hi, l.bottom)
           }
-          const units = rules.perRow ? new Set(own.map((l) => l.row)).size : own.length
-          return own.length >= lines.length * 0.15 && chars / Math.max(1, units) >= 15 && hi - lo >= total * 0.5 && letters >= chars * 0.5
+          const rowCount = new Set(own.map((l) => l.row)).size
+          const units = rules.perRow ? rowCount : own.length
+          // A row of running text is one fragment, or two where a justified line's stretched space cut it.
+          const fragmentsPerRow = rules.letters ? own.length / Math.max(1, rowCount) : 0
+          return own.length >= lines.length * 0.15 && chars / Math.max(1, units) >= 15 && hi - lo >= total * 0.5 && letters >= chars * 0.5 && fragmentsPerRow <= 2.5
         }
         if (side((l) => l.x1 <= mid) && side((l) => l.x0 >= mid)) gutters.push(mid)
       }
@@ -110,9 +118,9 @@ export const alignedTables = (lines: ReadonlyArray<Line>, width: number, rules: 
 /**
  * Text rows with the lines of wrapped cells joined to the row they belong to. Where a table pads its
  * cells, the space between two of its rows is wider than between two lines of one cell: cut at the
- * wider gaps, a stretch of rows holding one row of two pieces or more, the others each continuing
- * its cells (a piece starting where one of its pieces starts and ending before the next), is one
- * row ("Terror usitas at aestas" / "tabella cunabula eum" in a comment column, under its row's first
+ * wider gaps, a stretch of rows where one row holds the most pieces (two or more), the others
+ * each continuing its cells (a piece starting or centred where one of its pieces is, and ending
+ * before the next), is one row ("Terror usitas at aestas" / "tabella cunabula eum" in a comment column, under its row's first
  * line or, in cells set at the middle or bottom, above it). Without that contrast (rows set as
  * closely as lines) rows are left as they are.
  */
@@ -125,14 +133,15 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
   if (lineGaps.length === 0) return [...rows]
   const wide = Math.min(...lineGaps) + 0.25 * size
   const edges = (row: ReadonlyArray<Line>) => row.flatMap((l) => pieces(l)).sort((a, b) => a[0] - b[0])
-  // Each piece of `wrap` goes on with a cell of `row` (starts where it starts, ends before the next)
-  // or stands in a column that row leaves empty (a cell of more lines, centred beside it).
+  // Each piece of `wrap` goes on with a cell of `row` (starts where it starts, or is centred where
+  // it is centred, and ends before the next) or stands in a column that row leaves empty (a cell of
+  // more lines, centred beside the row's line).
   const continues = (wrap: ReadonlyArray<Line>, row: ReadonlyArray<Line>) => {
     const own = edges(wrap), other = edges(row)
     if (own.length === 0 || own.length >= other.length || wrap.some((l) => l.math)) return false
     const ends = (k: number) => (k + 1 === other.length ? Infinity : other[k + 1][0] - 0.5 * size)
     return own.every(([x0, x1]) =>
-      other.some(([o0], k) => Math.abs(o0 - x0) <= 0.5 * size && x1 < ends(k)) ||
+      other.some(([o0, o1], k) => (Math.abs(o0 - x0) <= 0.5 * size || Math.abs(o0 + o1 - x0 - x1) <= size) && x1 < ends(k)) ||
       other.every(([o0, o1]) => x1 < o0 - 0.5 * size || x0 > o1 + 0.5 * size))
   }
   const out: Array<Array<Line>> = []
@@ -142,10 +151,14 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
     // rows[start..i) are set as one cell's lines are; they are one row when one of them holds the
     // row's cells and the others continue them, and wider gaps stand before and after (or nothing).
     const stretch = rows.slice(start, i)
-    const anchors = stretch.filter((r) => r.length >= 2)
+    // The row holding the most cells; the others (fewer) continue them.
+    const most = Math.max(...stretch.map((r) => edges(r).length))
+    const anchors = stretch.filter((r) => edges(r).length === most)
     const bounded = (start === 0 || gaps[start - 1] >= wide) && (i === rows.length || gaps[i - 1] >= wide)
     const contrast = gaps.some((g) => g >= wide && g < 3 * size)
-    if (stretch.length > 1 && anchors.length === 1 && bounded && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
+    // (The row with the most pieces must be two lines or more: a numbered paragraph's first line is
+    // its number and its text, one line, and its other lines start under the text.)
+    if (stretch.length > 1 && most >= 2 && anchors.length === 1 && anchors[0].length >= 2 && bounded && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
     else out.push(...stretch)
     start = i
   }
@@ -196,7 +209,15 @@ const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBloc
     // Year Ended December 31,", wrapped or not) bridge the gutters between the columns they head:
     // the rows under them set the columns, and the heads with the leaf headers under them make a
     // header of two levels or more. Tried with one and with two rows of heads.
-    const cellsOf = (row: ReadonlyArray<Line>) => row.reduce((n, l) => n + pieces(l).length, 0)
+    // Cells of a row: its pieces, those over one another (a head wrapped onto a second line) as one.
+    const cellsOf = (row: ReadonlyArray<Line>) => {
+      let n = 0, right = -Infinity
+      for (const [x0, x1] of row.flatMap((l) => pieces(l)).sort((a, b) => a[0] - b[0])) {
+        if (x0 >= right) n++
+        right = Math.max(right, x1)
+      }
+      return n
+    }
     for (let heads = 1; !inner && heads <= 2 && candidate.length - heads >= 3; heads++) {
       if (candidate.slice(0, heads).some((row) => cellsOf(row) > 3)) break
       const under = columnsOfRows(candidate.slice(heads))

@@ -9,11 +9,15 @@
  * - exact: one table block whose filled cells (position, spans and text) are the truth's;
  * - header: the header rows' cells (with their spans) found as cells of ours, by text and span.
  *
- * Seeds 0-499 are for tuning, 1000-1499 held out. Prints a table per split and kind, and with
- * `--misses` the seeds that are not exact, with what went wrong.
+ * Seeds 0-499 are for tuning, 1000-1499 held out; seeds 2000-2499 are the same grids typeset by
+ * pdflatex (`tables/latex.ts`, another producer: first scored untuned; since then misses of seeds
+ * 2000-2099 have been looked at, 2100-2499 not). Prints a table per split and
+ * kind, and with `--misses` the seeds that are not exact, with what went wrong.
  *
  *   node -C @strata/source bench/pdf/tables/generate.ts --from 0 --to 199
  *   node -C @strata/source bench/pdf/TableStructure.ts --from 0 --to 199 [--misses] [--json]
+ *   node -C @strata/source bench/pdf/tables/latex.ts --from 2000 --to 2199
+ *   node -C @strata/source bench/pdf/TableStructure.ts --from 2000 --to 2199 --dir .tmp/tables-latex
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -85,7 +89,7 @@ for (let seed = Number(args.from); seed <= Number(args.to); seed++) {
   const ourCells = new Set(tables.flatMap((t) => filled(t.grid).map((c) => `${c.rowSpan},${c.colSpan},${norm(c.text)}`)))
   const headersFound = header.filter((c) => ourCells.has(`${c.rowSpan},${c.colSpan},${norm(c.text)}`)).length
   const found = tables.reduce((n, t) => n + t.cover, 0) >= 0.5
-  const split = seed >= 1000 ? "held out" : "tune"
+  const split = seed >= 2100 ? "pdflatex, held out" : seed >= 2000 ? "pdflatex, looked at" : seed >= 1000 ? "held out" : "tune"
   for (const key of [`${split}\u0000all`, `${split}\u0000${truth.kind}`]) {
     const t = tallies.get(key) ?? empty()
     t.tables++

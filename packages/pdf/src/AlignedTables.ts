@@ -144,6 +144,30 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
       other.some(([o0, o1], k) => (Math.abs(o0 - x0) <= 0.5 * size || Math.abs(o0 + o1 - x0 - x1) <= size) && x1 < ends(k)) ||
       other.every(([o0, o1]) => x1 < o0 - 0.5 * size || x0 > o1 + 0.5 * size))
   }
+  // Rows set as closely as one cell's lines (TeX's p{} columns): a line alone on its row, starting
+  // where a later cell of the row above starts (never the row label's: WrappedRows.ts joins a label
+  // wrapped onto the next row), goes on with that cell; TeX sets such cells from the top.
+  const topAligned = (stretch: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
+    const joined: Array<Array<Line>> = []
+    let anchor: Array<Line> | undefined
+    for (const row of stretch) {
+      // (The line whole: a justified narrow column stretches its spaces past a cell gap. The cell
+      // it goes on with is a piece of one of the row's lines, and no other line of the row starts
+      // under it.)
+      if (anchor !== undefined && row.length === 1 && !row[0].math) {
+        const { x0, x1 } = row[0]
+        const first = Math.min(...anchor.map((l) => l.x0))
+        const cell = anchor.find((l) => pieces(l).some(([p0]) => Math.abs(p0 - x0) <= 0.5 * size))
+        if (cell !== undefined && x0 > first + size && !anchor.some((o) => o !== cell && o.x0 > x0 && o.x0 < x1)) {
+          joined[joined.length - 1].push(...row)
+          continue
+        }
+      }
+      joined.push([...row])
+      anchor = row.length >= 2 ? row : undefined
+    }
+    return joined
+  }
   const out: Array<Array<Line>> = []
   let start = 0
   for (let i = 1; i <= rows.length; i++) {
@@ -159,6 +183,7 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
     // (The row with the most pieces must be two lines or more: a numbered paragraph's first line is
     // its number and its text, one line, and its other lines start under the text.)
     if (stretch.length > 1 && most >= 2 && anchors.length === 1 && anchors[0].length >= 2 && bounded && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
+    else if (stretch.filter((r) => r.length >= 2).length > 1) out.push(...topAligned(stretch))
     else out.push(...stretch)
     start = i
   }

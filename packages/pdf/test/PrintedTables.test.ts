@@ -1,7 +1,8 @@
 /**
  * Tables as a browser prints them, each against the exact grid it was made from
  * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 19, 14, 126, 5, 115, 4, 26 and 46, copied into
- * fixtures/printed-tables with their cells). What they hold that the reader once got wrong:
+ * fixtures/printed-tables with their cells), and one typeset by pdflatex (`tables/latex.ts`, seed
+ * 2007). What they hold that the reader once got wrong:
  * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
  *   gap, so columns of figures were read as one;
  * - statement-periods: two period heads over years centred above right-aligned figures (the years
@@ -20,7 +21,9 @@
  * - centred-remarks: the same with every cell centred in its row, so that a remark's lines stand
  *   above and below the row's label and figure;
  * - bottom-notes: cells set at the bottom beside notes of up to seven lines, under headers wrapped
- *   over two lines (the gap before the notes column was read as a page's column gutter).
+ *   over two lines (the gap before the notes column was read as a page's column gutter);
+ * - latex-paragraph-column: a p{} column of justified, hyphenated comments, its rows set as closely
+ *   as its lines (each wrapped line was a row of its own, and no table was found).
  * Cells without a letter or digit (a dash for "none") are left out on both sides.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -36,7 +39,7 @@ const keys = (cells: ReadonlyArray<Cell>) =>
   cells.filter((c) => norm(c.text).length > 0).map((c) => `${c.row},${c.col} ${c.rowSpan ?? 1}x${c.colSpan ?? 1} ${norm(c.text)}`).sort()
 
 describe("tables printed by a browser", () => {
-  for (const name of ["booktabs-groups", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes"]) {
+  for (const name of ["booktabs-groups", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes", "latex-paragraph-column"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {
         const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }

@@ -62,7 +62,7 @@ const tabular = (spec: TableSpec, f: Faker): string => {
       }
       const c = at.get(`${r},${k}`)
       let text = c === undefined ? "" : esc(c.text)
-      if (c !== undefined && r >= spec.headerRows && spec.kind === "financial" && k === 0 && !/:$/.test(c.text) && spec.cells.some((s) => s.col === 0 && s.row < r && s.row >= spec.headerRows && /:$/.test(s.text))) text = `\\hspace{1em}${text}`
+      if (c !== undefined && r >= spec.headerRows && spec.kind === "financial" && k === 0 && !c.text.endsWith(":") && spec.cells.some((s) => s.col === 0 && s.row < r && s.row >= spec.headerRows && s.text.endsWith(":"))) text = `\\hspace{1em}${text}`
       if (c !== undefined && r < spec.headerRows && spec.kind !== "financial") text = `\\textbf{${text}}`
       if (c !== undefined && c.rowSpan > 1) text = `\\multirow{${c.rowSpan}}{*}{${text}}`
       if (c !== undefined && c.colSpan > 1) text = `\\multicolumn{${c.colSpan}}{${grid ? "|c|" : "c"}}{${text}}`
@@ -79,7 +79,7 @@ const tabular = (spec: TableSpec, f: Faker): string => {
       lines.push(open.size === 0 ? "\\hline" : Array.from({ length: spec.cols }, (_, k) => k).filter((k) => !open.has(k)).map((k) => `\\cline{${k + 1}-${k + 1}}`).join(""))
     }
     const next = spec.cells.find((c) => c.row === r + 1 && c.col === 0)
-    if (spec.kind === "financial" && next !== undefined && /^Total /.test(next.text)) lines.push(`\\cline{2-${spec.cols}}`)
+    if (spec.kind === "financial" && next !== undefined && next.text.startsWith("Total ")) lines.push(`\\cline{2-${spec.cols}}`)
   }
   if (spec.kind === "booktabs") lines.push("\\bottomrule")
   else if (grid) lines.push("\\hline")

@@ -399,6 +399,53 @@ export const tableBlock = (lines: Array<Line>, grid: TableGrid): LayoutBlock => 
   return block
 }
 
+/**
+ * Row spans of a table whose rules part groups of rows (bands): a column holding one line of text
+ * in a band of two rows or more, centred in the band's height, is one cell spanning the band (TeX's
+ * \multirow: "6" beside its "OTSL" and "HTML" rows). Gives the rows again (a centred line standing
+ * between two rows makes no row of its own) and the grid builder's border test: every column border
+ * stands; a row border is missing only inside such a cell.
+ */
+const centredInBands = (
+  lines: ReadonlyArray<Line>,
+  xs: ReadonlyArray<number>,
+  ys: ReadonlyArray<number>,
+  bands: ReadonlyArray<number>
+): { ys: Array<number>; spans: (kind: "v" | "h", row: number, col: number) => boolean } | undefined => {
+  if (bands.length < 3) return undefined
+  const bandOf = (y: number) => bands.findIndex((b, i) => i + 1 < bands.length && y >= b - SNAP && y <= bands[i + 1] + SNAP)
+  const columnOf = (x: number) => { let c = 0; while (c < xs.length - 2 && x > xs[c + 1]) c++; return c }
+  const rowOf = (cuts: ReadonlyArray<number>, y: number) => { let r = 0; while (r < cuts.length - 2 && y > cuts[r + 1]) r++; return r }
+  const mid = (l: Line) => (l.top + l.bottom) / 2
+  const centred = new Set<string>()
+  for (let b = 0; b + 1 < bands.length; b++) {
+    const inBand = lines.filter((l) => bandOf(mid(l)) === b)
+    if (new Set(inBand.map((l) => rowOf(ys, mid(l)))).size < 2) continue
+    const centre = (bands[b] + bands[b + 1]) / 2, height = bands[b + 1] - bands[b]
+    for (let c = 0; c + 1 < xs.length; c++) {
+      const own = inBand.filter((l) => columnOf((l.x0 + l.x1) / 2) === c)
+      const baselines = new Set(own.map((l) => Math.round(l.baseline)))
+      if (baselines.size === 1 && own.every((l) => Math.abs(mid(l) - centre) < 0.2 * height)) centred.add(`${b},${c}`)
+    }
+  }
+  if (centred.size === 0) return undefined
+  const isCentred = (l: Line) => centred.has(`${bandOf(mid(l))},${columnOf((l.x0 + l.x1) / 2)}`)
+  // A row of centred lines only joins the row above it in its band.
+  const kept = ys.filter((y, i) => {
+    if (i === 0 || i === ys.length - 1) return true
+    const row = lines.filter((l) => mid(l) > y && mid(l) < ys[i + 1])
+    return row.length === 0 || !row.every(isCentred) || bandOf((ys[i - 1] + y) / 2) !== bandOf((y + ys[i + 1]) / 2)
+  })
+  return {
+    ys: kept,
+    spans: (kind, row, col) => {
+      if (kind === "v") return true
+      const above = bandOf((kept[row - 1] + kept[row]) / 2), below = bandOf((kept[row] + kept[row + 1]) / 2)
+      return above !== below || !centred.has(`${above},${col}`)
+    }
+  }
+}
+
 /** Ruled tables: returns the table blocks and the lines they did not take. `gutters`: the page's column gutters (AlignedTables.pageGutters). */
 export const ruledTables = (
   lines: ReadonlyArray<Line>,
@@ -475,6 +522,8 @@ export const ruledTables = (
       // Between rules that part groups of lines, wrapped prose is one row (WrappedRows.ts).
       const across = frame.h.filter((r) => r.x1 - r.x0 >= 0.8 * (box.x1 - box.x0) && r.y0 > box.top + SNAP && r.y0 < box.bottom - SNAP).map((r) => r.y0)
       ys = bandedRows(rowsOfText, box.top, box.bottom, across, xs)
+      const multirow = centredInBands(inFrame, xs, ys, [box.top, ...across.sort((a, b) => a - b), box.bottom])
+      if (multirow !== undefined) ({ ys, spans } = multirow)
     }
     let grid = buildGrid(inFrame, xs, ys, spans, textColumns)
     if (grid === undefined) continue

@@ -202,5 +202,31 @@ describe("multi-level table headers", () => {
       assert.include(tables[1].content, "| Nuts | 7 | 9 |")
       assert.strictEqual((tables[1].table as { rows: number }).rows, 5)
     }))
+
+  it.effect("rules between groups of rows: a value centred beside its group's rows spans them (\\multirow)", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 140, 210, 300, 380]
+        const rules = [100, 116, 148, 180, 212]
+        for (const y of rules) c.line(xs[0], y, xs[4], y)
+        for (const x of xs) c.line(x, rules[0], x, rules[rules.length - 1])
+        c.text(xs[0] + 4, 104, "Layers", 10); c.text(xs[1] + 4, 104, "Heads", 10); c.text(xs[2] + 4, 104, "Format", 10); c.text(xs[3] + 4, 104, "Score", 10)
+        const groups = [["6", "8", "0.965", "0.969"], ["4", "8", "0.938", "0.952"], ["2", "4", "0.923", "0.945"]]
+        groups.forEach(([layers, heads, a, bScore], g) => {
+          const top = rules[g + 1]
+          // The group's values centred between its two rows.
+          c.text(xs[0] + 4, top + 11, layers, 10); c.text(xs[1] + 4, top + 11, heads, 10)
+          c.text(xs[2] + 4, top + 4, "OTSL", 10); c.text(xs[3] + 4, top + 4, a, 10)
+          c.text(xs[2] + 4, top + 18, "HTML", 10); c.text(xs[3] + 4, top + 18, bScore, 10)
+        })
+      })))
+      const { pages } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.include(table!.content, `<tr><td rowspan="2">6</td><td rowspan="2">8</td><td>OTSL</td><td>0.965</td></tr>`)
+      assert.include(table!.content, `<tr><td>HTML</td><td>0.969</td></tr>`)
+      assert.include(table!.content, `<tr><td rowspan="2">2</td><td rowspan="2">4</td><td>OTSL</td><td>0.923</td></tr>`)
+      assert.strictEqual((table!.table as { rows: number }).rows, 7)
+    }))
 })
 

@@ -263,15 +263,18 @@ const frames = (h: ReadonlyArray<Rule>, v: ReadonlyArray<Rule>): Array<{ h: Arra
   const all = [...h, ...v]
   const parent = all.map((_, i) => i)
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+  const crosses = (hr: Rule, vr: Rule) => vr.x0 >= hr.x0 - SNAP && vr.x0 <= hr.x1 + SNAP && hr.y0 >= vr.y0 - SNAP && hr.y0 <= vr.y1 + SNAP
+  // A drawn rule that meets a drawn vertical one belongs to a ruled grid, and is no booktabs rule
+  // (the sides of shaded bands are edges: a striped table's bands still stack).
+  const inGrid = new Set(h.filter((hr) => hr.edge !== true && v.some((vr) => vr.edge !== true && crosses(hr, vr))))
   const touches = (a: Rule, b: Rule) => {
     if (a.horizontal === b.horizontal) {
-      // Stacked horizontal rules of the same extent (booktabs), near each other.
-      if (!a.horizontal) return false
+      // Stacked horizontal rules of the same extent (booktabs), near each other; a ruled grid's
+      // rules are not stacked onto the rules of what follows it (a listing set between two rules).
+      if (!a.horizontal || inGrid.has(a) || inGrid.has(b)) return false
       return Math.abs(a.x0 - b.x0) < 8 && Math.abs(a.x1 - b.x1) < 8 && Math.abs(a.y0 - b.y0) < 250
     }
-    const hr = a.horizontal ? a : b
-    const vr = a.horizontal ? b : a
-    return vr.x0 >= hr.x0 - SNAP && vr.x0 <= hr.x1 + SNAP && hr.y0 >= vr.y0 - SNAP && hr.y0 <= vr.y1 + SNAP
+    return crosses(a.horizontal ? a : b, a.horizontal ? b : a)
   }
   for (let i = 0; i < all.length; i++) {
     for (let j = i + 1; j < all.length; j++) if (touches(all[i], all[j])) parent[find(j)] = find(i)
@@ -525,7 +528,10 @@ export const ruledTables = (
       const multirow = centredInBands(inFrame, xs, ys, [box.top, ...across.sort((a, b) => a - b), box.bottom])
       if (multirow !== undefined) ({ ys, spans } = multirow)
     }
-    let grid = buildGrid(inFrame, xs, ys, spans, textColumns)
+    // Where rules give the rows and columns, text set sideways in a cell (a narrow column's head
+    // turned up the page) is that cell's text.
+    const cellLines = rowsFromText || textColumns ? inFrame : [...inFrame, ...rest.filter((l) => l.rotated && inside(box, (l.x0 + l.x1) / 2, (l.top + l.bottom) / 2))]
+    let grid = buildGrid(cellLines, xs, ys, spans, textColumns)
     if (grid === undefined) continue
     grid = nestedHeader(inFrame, xs, ys, frame, box, grid, vx.length >= 1, h) ?? grid
     // Rows taken from the text split a wrapped cell over two rows; ruled rows never do.
@@ -533,8 +539,8 @@ export const ruledTables = (
     // An empty column means the columns were guessed wrong.
     const usedCols = new Set(grid.cells.filter((c) => c.text.length > 0).map((c) => c.col))
     if (usedCols.size < 2) continue
-    tables.push(tableBlock(inFrame, grid))
-    const taken = new Set(inFrame)
+    tables.push(tableBlock(cellLines, grid))
+    const taken = new Set(cellLines)
     rest = rest.filter((l) => !taken.has(l))
   }
   return { tables, rest }

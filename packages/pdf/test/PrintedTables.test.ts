@@ -39,6 +39,20 @@ const keys = (cells: ReadonlyArray<Cell>) =>
   cells.filter((c) => norm(c.text).length > 0).map((c) => `${c.row},${c.col} ${c.rowSpan ?? 1}x${c.colSpan ?? 1} ${norm(c.text)}`).sort()
 
 describe("tables printed by a browser", () => {
+  // fixtures/printed-tables/rotated-heads.html, printed by Chromium: a ruled grid whose narrow
+  // columns' heads are turned up the page, then a listing set between two rules.
+  it.effect("rotated-heads: heads set sideways are the grid's heads; the listing after the grid is not part of it", () =>
+    Effect.gen(function*() {
+      const { pages } = yield* readAll(new Uint8Array(readFileSync(new URL("rotated-heads.pdf", dir))))
+      const tables = pages[0].blocks.flatMap((b) => (b.table === undefined ? [] : [b]))
+      const grid = tables.find((b) => b.content.includes("User action"))
+      assert.isDefined(grid)
+      assert.include(grid!.content, "| User action | *JOBCTL | QIBM_DB_SECADM | QIBM_DB_SQLADM | No Authority |")
+      assert.include(grid!.content, "| STRDBMON or ENDDBMON commands targeting a job that matches the current user | X |  | X | X |")
+      assert.strictEqual(grid!.table!.rows, 6)
+      assert.notInclude(grid!.content, "SELECT")
+    }), 30_000)
+
   for (const name of ["booktabs-groups", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes", "latex-paragraph-column"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {

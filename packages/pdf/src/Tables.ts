@@ -157,23 +157,41 @@ export const buildGrid = (
   const rows = ys.length - 1
   const cols = xs.length - 1
   if (rows < 1 || cols < 2) return undefined
-  // Union-find over slots: slots with no border between them form one spanning cell.
-  const parent = Array.from({ length: rows * cols }, (_, i) => i)
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
-  if (hasBorder !== undefined) {
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < cols; c++) {
-        if (c + 1 < cols && !hasBorder("v", r, c + 1)) parent[find(r * cols + c + 1)] = find(r * cols + c)
-        if (r + 1 < rows && !hasBorder("h", r + 1, c)) parent[find((r + 1) * cols + c)] = find(r * cols + c)
-      }
-    }
-  }
   const slotOf = (x: number, y: number): number => {
     let c = 0
     while (c < cols - 1 && x > xs[c + 1]) c++
     let r = 0
     while (r < rows - 1 && y > ys[r + 1]) r++
     return r * cols + c
+  }
+  // Union-find over slots: slots with no border between them form one spanning cell. Rows joined
+  // that way hold text in one of them at most: a rule missing down one column (its rows ruled only
+  // beside it) is no cell spanning the rows, and its texts stay in their rows.
+  const parent = Array.from({ length: rows * cols }, (_, i) => i)
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+  const texts = new Map<number, Set<number>>()
+  for (const line of lines) for (const run of line.runs) {
+    const slot = slotOf(centreX(run), centreY(run))
+    let set = texts.get(slot)
+    if (set === undefined) texts.set(slot, (set = new Set()))
+    set.add(Math.floor(slot / cols))
+  }
+  const rowsWithText = (root: number) => texts.get(root) ?? new Set<number>()
+  const join = (a: number, b: number, vertical: boolean) => {
+    const ra = find(a), rb = find(b)
+    if (ra === rb) return
+    const ta = rowsWithText(ra), tb = rowsWithText(rb)
+    if (vertical && ta.size > 0 && tb.size > 0) return
+    parent[rb] = ra
+    if (tb.size > 0) texts.set(ra, new Set([...ta, ...tb]))
+  }
+  if (hasBorder !== undefined) {
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        if (c + 1 < cols && !hasBorder("v", r, c + 1)) join(r * cols + c, r * cols + c + 1, false)
+        if (r + 1 < rows && !hasBorder("h", r + 1, c)) join(r * cols + c, (r + 1) * cols + c, true)
+      }
+    }
   }
   const runsBySlot = new Map<number, Array<TextRun>>()
   for (const line of lines) {
@@ -539,7 +557,10 @@ export const ruledTables = (
     // An empty column means the columns were guessed wrong.
     const usedCols = new Set(grid.cells.filter((c) => c.text.length > 0).map((c) => c.col))
     if (usedCols.size < 2) continue
-    tables.push(tableBlock(cellLines, grid))
+    const block = tableBlock(cellLines, grid)
+    // Ruled in rows and columns (drawn lines both ways): a table, whatever is drawn around it.
+    if (vx.length >= 2 && !rowsFromText && frame.v.some((r) => r.edge !== true)) block.ruled = true
+    tables.push(block)
     const taken = new Set(cellLines)
     rest = rest.filter((l) => !taken.has(l))
   }

@@ -156,13 +156,14 @@ const inside = (d: DrawingBox, b: Box) => {
 /**
  * The tables that lie inside a drawing much larger than themselves, one with many shapes outside
  * any table: the labels of a diagram read as rows and columns (callouts down one side of an
- * exploded view), to be given back to the picture.
+ * exploded view), to be given back to the picture. A table ruled in rows and columns is kept (a
+ * form's boxed tables under a letterhead drawn as shapes).
  */
 const swallowedTables = (drawings: ReadonlyArray<DrawingBox>, tables: ReadonlyArray<LayoutBlock>): Set<LayoutBlock> => {
   const out = new Set<LayoutBlock>()
   for (const region of vectorRegions(drawings)) {
     if (region.solid < MIN_SOLID * 2) continue
-    const within = tables.filter((t) => area(t) < 0.5 * area(region) && intersection(t, region) > 0.8 * area(t))
+    const within = tables.filter((t) => t.ruled !== true && area(t) < 0.5 * area(region) && intersection(t, region) > 0.8 * area(t))
     if (within.length === 0) continue
     let outside = 0
     for (const d of drawings) if (inside(d, region) && !within.some((t) => inside(d, t))) outside++

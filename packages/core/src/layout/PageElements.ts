@@ -130,6 +130,8 @@ export interface LayoutBlock {
   indent?: number
   /** The cells of a `table` block. */
   table?: TableGrid
+  /** A `table` block whose rows and columns were drawn as rules: no picture's labels, whatever is drawn around it. */
+  ruled?: boolean
   /** A `formula` block's LaTeX, when the math pass rebuilt it from the glyphs (`source: formula_glyphs`). */
   latex?: string
   /** The layout model's own label and its confidence, when a model labelled the block. */

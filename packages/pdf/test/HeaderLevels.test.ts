@@ -203,6 +203,26 @@ describe("multi-level table headers", () => {
       assert.strictEqual((tables[1].table as { rows: number }).rows, 5)
     }))
 
+  it.effect("a column ruled only beside it: its values stay in their rows, not one cell spanning them", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 250, 450]
+        const ys = [100, 120, 140, 160, 180]
+        // Rules across the top and the bottom; between the rows, only under the labels.
+        c.line(xs[0], ys[0], xs[2], ys[0]); c.line(xs[0], ys[4], xs[2], ys[4])
+        for (const y of ys.slice(1, 4)) c.line(xs[0], y, xs[1], y)
+        for (const x of xs) c.line(x, ys[0], x, ys[4])
+        const rows = [["Date of filing", "2024-09-19"], ["Date of listing", "2024-10-04"], ["Committee session", "436"], ["Adviser", "Armon Brokerage"]]
+        rows.forEach(([label, value], r) => { c.text(xs[0] + 4, ys[r] + 5, label, 10); c.text(xs[1] + 4, ys[r] + 5, value, 10) })
+      })))
+      const { pages } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.include(table!.content, "| Date of listing | 2024-10-04 |")
+      assert.include(table!.content, "| Adviser | Armon Brokerage |")
+      assert.strictEqual((table!.table as { rows: number }).rows, 4)
+    }))
+
   it.effect("rules between groups of rows: a value centred beside its group's rows spans them (\\multirow)", () =>
     Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {

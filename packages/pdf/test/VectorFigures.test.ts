@@ -1,7 +1,8 @@
 /**
  * The vector-figure decision on hand-made page content: a diagram of boxes with short labels is a
  * figure holding its labels; the same area drawn as a form (thin rules and a few shaded bands) is
- * not, and a table the drawings would have swallowed stays a table when no figure takes it.
+ * not, and a table the drawings would have swallowed stays a table when no figure takes it, or
+ * when it is ruled in rows and columns.
  */
 import { describe, expect, it } from "vitest"
 import type { LayoutBlock } from "../src/LayoutBlock.ts"
@@ -59,6 +60,22 @@ describe("vector figures", () => {
     const split = findVectorFigures(formDrawing(160, 8, 3), [...body(), ...labels], [], [], page)
     expect(split.figures).toHaveLength(0)
     expect(split.rest).toHaveLength(body().length + labels.length)
+  })
+
+  it("labels in rows inside a diagram go back to the picture, but a table ruled in rows and columns stays a table", () => {
+    const drawings: Array<DrawingBox> = []
+    for (let i = 0; i < 12; i++) {
+      const x0 = 90 + (i % 4) * 110, top = 180 + Math.floor(i / 4) * 90
+      drawings.push({ x0, x1: x0 + 90, top, bottom: top + 50 }, { x0: x0 + 90, x1: x0 + 110, top: top + 25, bottom: top + 25.5 })
+      if (i < 8 && i % 4 === 0) drawings.push({ x0: x0 + 45, x1: x0 + 45.5, top: top + 50, bottom: top + 90 })
+    }
+    const cells = [line("Name", 100, 190), line("Value", 160, 190), line("Alpha", 100, 205), line("12", 160, 205)]
+    const table = (ruled: boolean): LayoutBlock => ({ kind: "table", lines: cells, x0: 95, x1: 185, top: 186, bottom: 218, size: 10, ...(ruled ? { ruled } : {}) })
+    const labelled = findVectorFigures(drawings, body(), [table(false)], [], page)
+    expect(labelled.tables).toHaveLength(0)
+    const ruled = findVectorFigures(drawings, body(), [table(true)], [], page)
+    expect(ruled.tables).toHaveLength(1)
+    expect(ruled.tables[0].lines).toEqual(cells)
   })
 
   it("a table inside a large drawing stays a table when no figure takes the drawing", () => {

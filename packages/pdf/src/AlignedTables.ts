@@ -5,10 +5,10 @@
  * inside each column; fragment length tells a table's cells from a column's lines.
  */
 import type { LayoutBlock } from "./LayoutBlock.ts"
-import type { Line } from "./Lines.ts"
-import { buildGrid, columnsOfRows, pieces, tableBlock, textRows } from "./Tables.ts"
+import { type Line, pieces } from "./Lines.ts"
+import { buildGrid, columnsOfRows, tableBlock, textRows } from "./Tables.ts"
 import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
-import { joinWrappedRows } from "./WrappedRows.ts"
+import { joinWrappedRows, wrappedRows } from "./WrappedRows.ts"
 
 /**
  * How page gutters are told. `spanning`: the share of the text's height that lines crossing a
@@ -113,81 +113,6 @@ export const alignedTables = (lines: ReadonlyArray<Line>, width: number, rules: 
     rest.push(...found.rest)
   }
   return { tables, rest }
-}
-
-/**
- * Text rows with the lines of wrapped cells joined to the row they belong to. Where a table pads its
- * cells, the space between two of its rows is wider than between two lines of one cell: cut at the
- * wider gaps, a stretch of rows where one row holds the most pieces (two or more), the others
- * each continuing its cells (a piece starting or centred where one of its pieces is, and ending
- * before the next), is one row ("Terror usitas at aestas" / "tabella cunabula eum" in a comment column, under its row's first
- * line or, in cells set at the middle or bottom, above it). Without that contrast (rows set as
- * closely as lines) rows are left as they are.
- */
-export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
-  if (rows.length < 3) return [...rows]
-  const sizes = rows.flat().map((l) => l.size).sort((a, b) => a - b)
-  const size = sizes[Math.floor(sizes.length / 2)]
-  const gaps = rows.slice(1).map((row, i) => Math.min(...row.map((l) => l.top)) - Math.max(...rows[i].map((l) => l.bottom)))
-  const lineGaps = gaps.filter((g) => g < size)
-  if (lineGaps.length === 0) return [...rows]
-  const wide = Math.min(...lineGaps) + 0.25 * size
-  const edges = (row: ReadonlyArray<Line>) => row.flatMap((l) => pieces(l)).sort((a, b) => a[0] - b[0])
-  // Each piece of `wrap` goes on with a cell of `row` (starts where it starts, or is centred where
-  // it is centred, and ends before the next) or stands in a column that row leaves empty (a cell of
-  // more lines, centred beside the row's line).
-  const continues = (wrap: ReadonlyArray<Line>, row: ReadonlyArray<Line>) => {
-    const own = edges(wrap), other = edges(row)
-    if (own.length === 0 || own.length >= other.length || wrap.some((l) => l.math)) return false
-    const ends = (k: number) => (k + 1 === other.length ? Infinity : other[k + 1][0] - 0.5 * size)
-    return own.every(([x0, x1]) =>
-      other.some(([o0, o1], k) => (Math.abs(o0 - x0) <= 0.5 * size || Math.abs(o0 + o1 - x0 - x1) <= size) && x1 < ends(k)) ||
-      other.every(([o0, o1]) => x1 < o0 - 0.5 * size || x0 > o1 + 0.5 * size))
-  }
-  // Rows set as closely as one cell's lines (TeX's p{} columns): a line alone on its row, starting
-  // where a later cell of the row above starts (never the row label's: WrappedRows.ts joins a label
-  // wrapped onto the next row), goes on with that cell; TeX sets such cells from the top.
-  const topAligned = (stretch: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
-    const joined: Array<Array<Line>> = []
-    let anchor: Array<Line> | undefined
-    for (const row of stretch) {
-      // (The line whole: a justified narrow column stretches its spaces past a cell gap. The cell
-      // it goes on with is a piece of one of the row's lines, and no other line of the row starts
-      // under it.)
-      if (anchor !== undefined && row.length === 1 && !row[0].math) {
-        const { x0, x1 } = row[0]
-        const first = Math.min(...anchor.map((l) => l.x0))
-        const cell = anchor.find((l) => pieces(l).some(([p0]) => Math.abs(p0 - x0) <= 0.5 * size))
-        if (cell !== undefined && x0 > first + size && !anchor.some((o) => o !== cell && o.x0 > x0 && o.x0 < x1)) {
-          joined[joined.length - 1].push(...row)
-          continue
-        }
-      }
-      joined.push([...row])
-      anchor = row.length >= 2 ? row : undefined
-    }
-    return joined
-  }
-  const out: Array<Array<Line>> = []
-  let start = 0
-  for (let i = 1; i <= rows.length; i++) {
-    if (i < rows.length && gaps[i - 1] < wide) continue
-    // rows[start..i) are set as one cell's lines are; they are one row when one of them holds the
-    // row's cells and the others continue them, and wider gaps stand before and after (or nothing).
-    const stretch = rows.slice(start, i)
-    // The row holding the most cells; the others (fewer) continue them.
-    const most = Math.max(...stretch.map((r) => edges(r).length))
-    const anchors = stretch.filter((r) => edges(r).length === most)
-    const bounded = (start === 0 || gaps[start - 1] >= wide) && (i === rows.length || gaps[i - 1] >= wide)
-    const contrast = gaps.some((g) => g >= wide && g < 3 * size)
-    // (The row with the most pieces must be two lines or more: a numbered paragraph's first line is
-    // its number and its text, one line, and its other lines start under the text.)
-    if (stretch.length > 1 && most >= 2 && anchors.length === 1 && anchors[0].length >= 2 && bounded && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
-    else if (stretch.filter((r) => r.length >= 2).length > 1) out.push(...topAligned(stretch))
-    else out.push(...stretch)
-    start = i
-  }
-  return out
 }
 
 const alignedTablesIn = (lines: ReadonlyArray<Line>): { tables: Array<LayoutBlock>; rest: Array<Line> } => {

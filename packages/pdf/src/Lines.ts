@@ -30,6 +30,19 @@ const GUTTER_ROWS = 8
  */
 export const cellGap = (a: TextRun, b: TextRun): number => (a.mono && b.mono ? 1 : 0.6) * Math.min(a.size, b.size)
 
+/** A line's pieces: its runs, joined where the gap between them is narrower than a cell gap. */
+export const pieces = (line: Line): Array<readonly [number, number]> => {
+  const out: Array<[number, number]> = []
+  let previous: TextRun | undefined
+  for (const run of [...line.runs].sort((a, b) => a.x0 - b.x0)) {
+    const last = out[out.length - 1]
+    if (last !== undefined && previous !== undefined && run.x0 - last[1] <= cellGap(previous, run)) last[1] = Math.max(last[1], run.x1)
+    else out.push([run.x0, run.x1])
+    previous = run
+  }
+  return out
+}
+
 /** Runs whose sizes differ by this factor or more are spaced by the smaller one. */
 const MIXED_SIZES = 1.5
 

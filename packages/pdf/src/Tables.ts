@@ -6,11 +6,11 @@
  * which finds tables drawn without any rules.
  */
 import { blockOf, type LayoutBlock } from "./LayoutBlock.ts"
-import { cellGap, joinRuns, type Line } from "./Lines.ts"
+import { joinRuns, type Line, pieces } from "./Lines.ts"
 import type { Rule } from "./PageContent.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
 import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
-import { bandedRows, joinWrappedRows } from "./WrappedRows.ts"
+import { bandedRows, joinWrappedRows, wrappedRows } from "./WrappedRows.ts"
 import type { TextRun } from "./PageContent.ts"
 
 const SNAP = 2.5
@@ -51,19 +51,6 @@ const cluster = (values: Array<number>, tolerance: number): Array<number> => {
 const centreX = (r: TextRun) => (r.x0 + r.x1) / 2
 const centreY = (r: TextRun) => (r.top + r.bottom) / 2
 const inside = (box: Box, x: number, y: number) => x >= box.x0 - 1 && x <= box.x1 + 1 && y >= box.top - 1 && y <= box.bottom + 1
-
-/** A line's pieces: its runs, joined where the gap between them is narrower than a cell gap. */
-export const pieces = (line: Line): Array<readonly [number, number]> => {
-  const out: Array<[number, number]> = []
-  let previous: TextRun | undefined
-  for (const run of [...line.runs].sort((a, b) => a.x0 - b.x0)) {
-    const last = out[out.length - 1]
-    if (last !== undefined && previous !== undefined && run.x0 - last[1] <= cellGap(previous, run)) last[1] = Math.max(last[1], run.x1)
-    else out.push([run.x0, run.x1])
-    previous = run
-  }
-  return out
-}
 
 /** Column boundaries from the gaps in the union of the horizontal extents of the lines' pieces. */
 export const columnsFromText = (lines: ReadonlyArray<Line>): Array<number> => {
@@ -527,7 +514,7 @@ export const ruledTables = (
       xs = [box.x0, ...cuts, box.x1]
       textColumns = true
     }
-    const rowsOfText = textRows(inFrame)
+    const rowsOfText = wrappedRows(textRows(inFrame))
     const innerH = hy.filter((y) => y > box.top + SNAP && y < box.bottom - SNAP)
     if (innerH.length + 1 >= rowsOfText.length * 0.8 && hy.length >= 2) {
       ys = cluster([box.top, ...hy, box.bottom], SNAP)

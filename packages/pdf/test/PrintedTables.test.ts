@@ -1,10 +1,12 @@
 /**
  * Tables as a browser prints them, each against the exact grid it was made from
- * (`bench/pdf/tables/generate.ts`, seeds 0, 21, 19, 14, 126, 5, 115, 4, 26 and 46, copied into
+ * (`bench/pdf/tables/generate.ts`, seeds 0, 28, 21, 19, 14, 126, 5, 115, 4, 26 and 46, copied into
  * fixtures/printed-tables with their cells), and one typeset by pdflatex (`tables/latex.ts`, seed
  * 2007). What they hold that the reader once got wrong:
  * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
  *   gap, so columns of figures were read as one;
+ * - booktabs-wrapped-labels: row labels wrapped over two lines, their figures centred beside them
+ *   (each line made a row of its own);
  * - statement-periods: two period heads over years centred above right-aligned figures (the years
  *   made columns of their own);
  * - statement-wrapped-heads: the period heads wrapped over two lines, over the years (the heads
@@ -53,7 +55,7 @@ describe("tables printed by a browser", () => {
       assert.notInclude(grid!.content, "SELECT")
     }), 30_000)
 
-  for (const name of ["booktabs-groups", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes", "latex-paragraph-column"]) {
+  for (const name of ["booktabs-groups", "booktabs-wrapped-labels", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes", "latex-paragraph-column"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {
         const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }

@@ -366,34 +366,20 @@ const partOfWiderRows = (inFrame: ReadonlyArray<Line>, lines: ReadonlyArray<Line
 }
 
 /**
- * The lines of a header row standing right on a frame's top rule, within its width: two pieces or
- * more, none of them a wide line (a caption above a table is one), lines wrapped above them kept.
+ * The lines of a row standing right on a frame's top rule (`above`: a header over rules under each
+ * row and none over the first) or just under its last one (`below`: a striped table's unshaded last
+ * row under its last band), within its width: two pieces or more, none of them a wide line (a
+ * caption is one), the lines of its cells wrapped further out kept.
  */
-const headerOnTop = (lines: ReadonlyArray<Line>, box: Box): Array<Line> => {
+const rowOutside = (lines: ReadonlyArray<Line>, box: Box, side: "above" | "below"): Array<Line> => {
   const within = (l: Line) => !l.rotated && l.x0 >= box.x0 - l.size && l.x1 <= box.x1 + l.size
-  const head = lines.filter((l) => within(l) && l.bottom <= box.top + SNAP && l.bottom >= box.top - 1.2 * l.size)
-  if (head.length === 0) return []
-  for (let added = true; added;) {
-    const top = Math.min(...head.map((l) => l.top))
-    const more = lines.filter((l) => within(l) && !head.includes(l) && l.bottom <= box.top + SNAP && l.bottom >= top - 0.5 * l.size)
-    added = more.length > 0 && head.length + more.length <= 30
-    head.push(...more)
-  }
-  const wide = head.some((l) => l.x1 - l.x0 > 0.5 * (box.x1 - box.x0))
-  return wide || head.reduce((n, l) => n + pieces(l).length, 0) < 2 ? [] : head
-}
-
-/**
- * The lines of a row just under a frame's last rule, on the same terms: a striped table's last,
- * unshaded row lies under its last band.
- */
-const rowUnder = (lines: ReadonlyArray<Line>, box: Box): Array<Line> => {
-  const within = (l: Line) => !l.rotated && l.x0 >= box.x0 - l.size && l.x1 <= box.x1 + l.size
-  const row = lines.filter((l) => within(l) && l.top >= box.bottom - SNAP && l.top <= box.bottom + 1.2 * l.size)
+  // How far out from the rule a line starts, and whether it stands on the right side of it.
+  const out = (l: Line) => (side === "above" ? box.top - l.bottom : l.top - box.bottom)
+  const row = lines.filter((l) => within(l) && out(l) >= -SNAP && out(l) <= 1.2 * l.size)
   if (row.length === 0) return []
   for (let added = true; added;) {
-    const bottom = Math.max(...row.map((l) => l.bottom))
-    const more = lines.filter((l) => within(l) && !row.includes(l) && l.top >= box.bottom - SNAP && l.top <= bottom + 0.5 * l.size)
+    const reach = Math.max(...row.map((l) => (side === "above" ? box.top - l.top : l.bottom - box.bottom)))
+    const more = lines.filter((l) => within(l) && !row.includes(l) && out(l) >= -SNAP && out(l) <= reach + 0.5 * l.size)
     added = more.length > 0 && row.length + more.length <= 30
     row.push(...more)
   }
@@ -475,8 +461,8 @@ export const ruledTables = (
     // Shaded bands alone (a striped table) leave the rows before the first band and after the last
     // outside the frame.
     if (frame.h.every((r) => r.edge === true)) {
-      const head = headerOnTop(rest, box)
-      const tail = rowUnder(rest.filter((l) => !head.includes(l)), box)
+      const head = rowOutside(rest, box, "above")
+      const tail = rowOutside(rest.filter((l) => !head.includes(l)), box, "below")
       if (head.length > 0) box = { ...box, top: Math.min(...head.map((l) => l.top)) - 1 }
       if (tail.length > 0) box = { ...box, bottom: Math.max(...tail.map((l) => l.bottom)) + 1 }
       inFrame = [...head, ...inFrame, ...tail]
@@ -500,7 +486,7 @@ export const ruledTables = (
       if (partOfWiderRows(inFrame, rest, box, gutters)) continue
       // A header standing on the first rule (rules under each row, none above the first) is the
       // table's first row.
-      const head = headerOnTop(rest, box)
+      const head = rowOutside(rest, box, "above")
       if (head.length > 0) {
         box = { ...box, top: Math.min(...head.map((l) => l.top)) - 1 }
         inFrame = [...head, ...inFrame]

@@ -383,7 +383,8 @@ const rowOutside = (lines: ReadonlyArray<Line>, box: Box, side: "above" | "below
     added = more.length > 0 && row.length + more.length <= 30
     row.push(...more)
   }
-  const wide = row.some((l) => l.x1 - l.x0 > 0.5 * (box.x1 - box.x0))
+  // (Pieces, not lines: a header's cells set closer than a fragment gap are one line.)
+  const wide = row.some((l) => pieces(l).some(([x0, x1]) => x1 - x0 > 0.5 * (box.x1 - box.x0)))
   return wide || row.reduce((n, l) => n + pieces(l).length, 0) < 2 ? [] : row
 }
 

@@ -1,8 +1,8 @@
 /**
  * Tables as a browser prints them, each against the exact grid it was made from
  * (`bench/pdf/tables/generate.ts`, seeds 0, 28, 21, 19, 14, 126, 5, 115, 4, 26 and 46, copied into
- * fixtures/printed-tables with their cells), and one typeset by pdflatex (`tables/latex.ts`, seed
- * 2007). What they hold that the reader once got wrong:
+ * fixtures/printed-tables with their cells), and two typeset by pdflatex (`tables/latex.ts`, seeds
+ * 2007 and 2065). What they hold that the reader once got wrong:
  * - booktabs-groups: a results table under group heads; its cells stand closer than a fragment
  *   gap, so columns of figures were read as one;
  * - booktabs-wrapped-labels: row labels wrapped over two lines, their figures centred beside them
@@ -25,7 +25,9 @@
  * - bottom-notes: cells set at the bottom beside notes of up to seven lines, under headers wrapped
  *   over two lines (the gap before the notes column was read as a page's column gutter);
  * - latex-paragraph-column: a p{} column of justified, hyphenated comments, its rows set as closely
- *   as its lines (each wrapped line was a row of its own, and no table was found).
+ *   as its lines (each wrapped line was a row of its own, and no table was found);
+ * - latex-stripes: \rowcolors bands under an unshaded header whose cells stand closer than a
+ *   fragment gap (the header, one line wider than half the table, was taken for a caption).
  * Cells without a letter or digit (a dash for "none") are left out on both sides.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -55,7 +57,7 @@ describe("tables printed by a browser", () => {
       assert.notInclude(grid!.content, "SELECT")
     }), 30_000)
 
-  for (const name of ["booktabs-groups", "booktabs-wrapped-labels", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes", "latex-paragraph-column"]) {
+  for (const name of ["booktabs-groups", "booktabs-wrapped-labels", "statement-periods", "statement-wrapped-heads", "statement-sections", "statement-figures", "zebra", "grid-spans", "wrapped-comments", "centred-remarks", "bottom-notes", "latex-paragraph-column", "latex-stripes"]) {
     it.effect(`${name}: one table, every cell in its place`, () =>
       Effect.gen(function*() {
         const truth = JSON.parse(readFileSync(new URL(`${name}.json`, dir), "utf8")) as { rows: number; cols: number; headerRows: number; cells: Array<Cell> }

@@ -151,26 +151,25 @@ export const buildGrid = (
     while (r < rows - 1 && y > ys[r + 1]) r++
     return r * cols + c
   }
-  // Union-find over slots: slots with no border between them form one spanning cell. Rows joined
-  // that way hold text in one of them at most: a rule missing down one column (its rows ruled only
-  // beside it) is no cell spanning the rows, and its texts stay in their rows.
+  // Union-find over slots: slots with no border between them form one spanning cell. Two slots
+  // one above the other that both hold text join only where their texts are lines of one paragraph
+  // (set as closely as lines are): a rule missing down one column (its rows ruled only beside it)
+  // is no cell spanning the rows, and its texts stay in their rows.
   const parent = Array.from({ length: rows * cols }, (_, i) => i)
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
-  const texts = new Map<number, Set<number>>()
+  const texts = new Map<number, { top: number; bottom: number; size: number }>()
   for (const line of lines) for (const run of line.runs) {
     const slot = slotOf(centreX(run), centreY(run))
-    let set = texts.get(slot)
-    if (set === undefined) texts.set(slot, (set = new Set()))
-    set.add(Math.floor(slot / cols))
+    const t = texts.get(slot)
+    texts.set(slot, t === undefined ? { top: run.top, bottom: run.bottom, size: run.size } : { top: Math.min(t.top, run.top), bottom: Math.max(t.bottom, run.bottom), size: Math.max(t.size, run.size) })
   }
-  const rowsWithText = (root: number) => texts.get(root) ?? new Set<number>()
   const join = (a: number, b: number, vertical: boolean) => {
     const ra = find(a), rb = find(b)
     if (ra === rb) return
-    const ta = rowsWithText(ra), tb = rowsWithText(rb)
-    if (vertical && ta.size > 0 && tb.size > 0) return
+    const ta = texts.get(ra), tb = texts.get(rb)
+    if (vertical && ta !== undefined && tb !== undefined && tb.top - ta.bottom > 0.6 * Math.max(ta.size, tb.size)) return
     parent[rb] = ra
-    if (tb.size > 0) texts.set(ra, new Set([...ta, ...tb]))
+    if (tb !== undefined) texts.set(ra, ta === undefined ? tb : { top: Math.min(ta.top, tb.top), bottom: Math.max(ta.bottom, tb.bottom), size: Math.max(ta.size, tb.size) })
   }
   if (hasBorder !== undefined) {
     for (let r = 0; r < rows; r++) {

@@ -223,6 +223,28 @@ describe("multi-level table headers", () => {
       assert.strictEqual((table!.table as { rows: number }).rows, 4)
     }))
 
+  it.effect("a ruled cell spanning rows keeps its paragraph whole, though its lines stand level with the rows beside it", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {
+        const xs = [72, 200, 330, 520]
+        const ys = [100, 114, 128, 142, 156]
+        c.line(xs[0], ys[0], xs[3], ys[0]); c.line(xs[0], ys[4], xs[3], ys[4])
+        // Rules between the rows in the first two columns only: the third column's cell spans them.
+        for (const y of ys.slice(1, 4)) c.line(xs[0], y, xs[2], y)
+        for (const x of xs) c.line(x, ys[0], x, ys[4])
+        const rows = [["Alpha", "12"], ["Beta", "7"], ["Gamma", "3"], ["Delta", "9"]]
+        rows.forEach(([name, n], r) => { c.text(xs[0] + 4, ys[r] + 2, name, 10); c.text(xs[1] + 4, ys[r] + 2, n, 10) })
+        c.text(xs[2] + 4, ys[0] + 2, "All four were measured on the", 10)
+        c.text(xs[2] + 4, ys[0] + 13, "same bench, in one session, and", 10)
+        c.text(xs[2] + 4, ys[0] + 24, "their order is the order of runs.", 10)
+      })))
+      const { pages } = yield* readAll(bytes)
+      const table = tableOf(pages)
+      assert.isDefined(table)
+      assert.match(table!.content, /<t[dh] rowspan="4">All four were measured on the same bench, in one session, and their order is the order of runs\.<\/t[dh]>/)
+      assert.include(table!.content, "<td>Gamma</td><td>3</td>")
+    }))
+
   it.effect("rules between groups of rows: a value centred beside its group's rows spans them (\\multirow)", () =>
     Effect.gen(function*() {
       const bytes = yield* Effect.promise(() => makePdf((b) => b.page((c) => {

@@ -218,7 +218,11 @@ export class TreeModes {
       html.children.push(body)
       this.root.children.push(html)
       this.body = body
-      this.stack.push(html, body)
+      // The elements still open (`<div><i>` before the tag) now stand in the body and stay open:
+      // what follows goes on inside them, as in the spec's tree, where `<html>` here changes nothing.
+      const open = this.stack.slice(1)
+      this.stack.length = 1
+      this.stack.push(html, body, ...open)
       return this.record(null, false)
     }
     this.append(html)

@@ -72,6 +72,16 @@ describe("HTML5 tree construction on malformed markup", () => {
     )
   })
 
+  it("an `<html>` tag after content keeps the elements still open: what follows goes on inside them", () => {
+    // fast-check found it (CI, 2026-12-08): the elements open before the tag were dropped from the
+    // stack, and "alpha" went to the end of the body, after "a < b".
+    for (const html of ["<div> <i> <html> alpha </i> a &lt; b", "<i> <html lang=en> alpha </i> b"]) {
+      expect(oursText(parseHtml(html))).toBe(parse5Text(html))
+    }
+    const root = parseHtml("<div> <i> <html> alpha </i> a &lt; b")
+    expect(tagOf(root, "i")?.children.map((c) => (c.type === "text" ? c.value.trim() : "")).join("")).toBe("alpha")
+  })
+
   it("holds the same visible text as parse5 when an attribute quote is left open", () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 20 }), fc.constantFrom('<div class="lead>', "<p id='x>", '<img alt="pic src=a.png>'), fc.array(piece, { maxLength: 20 }), (before, open, after) => {

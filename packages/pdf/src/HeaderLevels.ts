@@ -24,7 +24,8 @@ interface Fragment { readonly line: Line; c0: number; c1: number }
 
 const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.min(a1, b1) - Math.max(a0, b0)
 
-const columnOf = (xs: ReadonlyArray<number>, x: number) => {
+/** Which of the intervals between the boundaries `xs` holds `x` (the first or last where outside them). */
+export const columnOf = (xs: ReadonlyArray<number>, x: number) => {
   let c = 0
   while (c < xs.length - 2 && x > xs[c + 1]) c++
   return c

@@ -26,7 +26,8 @@ export const heuristicTablesWith = (options: { readonly panels?: boolean } = {})
   detect: (lines, page) =>
     stageStep("Tables", page.pageNumber, () => {
       const gutterRules = options.panels === false ? GUTTERS_BEFORE : GUTTERS
-      const ruled = ruledTables(lines, page.rules, page, pageGutters(lines, page.width, gutterRules))
+      let gutters: ReadonlyArray<number> | undefined
+      const ruled = ruledTables(lines, page.rules, page, () => (gutters ??= pageGutters(lines, page.width, gutterRules)))
       // A panel (a boxed or shaded aside) is searched on its own: its lines never make a column of a table outside it.
       const panels = options.panels === false ? [] : findPanels(page.drawings, lines)
       const aligned = panelRegions(ruled.rest, panels).map((region) => alignedTables(region, page.width, gutterRules))

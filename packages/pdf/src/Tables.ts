@@ -9,7 +9,7 @@ import { blockOf, type LayoutBlock } from "./LayoutBlock.ts"
 import { joinRuns, type Line, pieces } from "./Lines.ts"
 import type { Rule } from "./PageContent.ts"
 import type { TableCell, TableGrid } from "./TableGrid.ts"
-import { headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
+import { columnOf, headerRowsOf, nestHeader, withHeader } from "./HeaderLevels.ts"
 import { bandedRows, joinWrappedRows, wrappedRows } from "./WrappedRows.ts"
 import type { TextRun } from "./PageContent.ts"
 
@@ -144,32 +144,27 @@ export const buildGrid = (
   const rows = ys.length - 1
   const cols = xs.length - 1
   if (rows < 1 || cols < 2) return undefined
-  const slotOf = (x: number, y: number): number => {
-    let c = 0
-    while (c < cols - 1 && x > xs[c + 1]) c++
-    let r = 0
-    while (r < rows - 1 && y > ys[r + 1]) r++
-    return r * cols + c
-  }
+  const slotOf = (x: number, y: number): number => columnOf(ys, y) * cols + columnOf(xs, x)
   // Union-find over slots: slots with no border between them form one spanning cell. Two slots
   // one above the other that both hold text join only where their texts are lines of one paragraph
   // (set as closely as lines are): a rule missing down one column (its rows ruled only beside it)
   // is no cell spanning the rows, and its texts stay in their rows.
   const parent = Array.from({ length: rows * cols }, (_, i) => i)
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
-  const texts = new Map<number, { top: number; bottom: number; size: number }>()
-  for (const line of lines) for (const run of line.runs) {
-    const slot = slotOf(centreX(run), centreY(run))
-    const t = texts.get(slot)
-    texts.set(slot, t === undefined ? { top: run.top, bottom: run.bottom, size: run.size } : { top: Math.min(t.top, run.top), bottom: Math.max(t.bottom, run.bottom), size: Math.max(t.size, run.size) })
-  }
+  // Each run's slot, by its centre; and the extent of the text each slot (then each joined region) holds.
+  const placed = lines.flatMap((line) => line.runs.map((run) => ({ run, slot: slotOf(centreX(run), centreY(run)) })))
+  type Extent = { readonly top: number; readonly bottom: number; readonly size: number }
+  const union = (a: Extent | undefined, b: Extent): Extent =>
+    a === undefined ? b : { top: Math.min(a.top, b.top), bottom: Math.max(a.bottom, b.bottom), size: Math.max(a.size, b.size) }
+  const texts = new Map<number, Extent>()
+  for (const { run, slot } of placed) texts.set(slot, union(texts.get(slot), run))
   const join = (a: number, b: number, vertical: boolean) => {
     const ra = find(a), rb = find(b)
     if (ra === rb) return
     const ta = texts.get(ra), tb = texts.get(rb)
     if (vertical && ta !== undefined && tb !== undefined && tb.top - ta.bottom > 0.6 * Math.max(ta.size, tb.size)) return
     parent[rb] = ra
-    if (tb !== undefined) texts.set(ra, ta === undefined ? tb : { top: Math.min(ta.top, tb.top), bottom: Math.max(ta.bottom, tb.bottom), size: Math.max(ta.size, tb.size) })
+    if (tb !== undefined) texts.set(ra, union(ta, tb))
   }
   if (hasBorder !== undefined) {
     for (let r = 0; r < rows; r++) {
@@ -180,13 +175,11 @@ export const buildGrid = (
     }
   }
   const runsBySlot = new Map<number, Array<TextRun>>()
-  for (const line of lines) {
-    for (const run of line.runs) {
-      const root = find(slotOf(centreX(run), centreY(run)))
-      let list = runsBySlot.get(root)
-      if (list === undefined) runsBySlot.set(root, (list = []))
-      list.push(run)
-    }
+  for (const { run, slot } of placed) {
+    const root = find(slot)
+    let list = runsBySlot.get(root)
+    if (list === undefined) runsBySlot.set(root, (list = []))
+    list.push(run)
   }
   const extent = new Map<number, { r0: number; r1: number; c0: number; c1: number }>()
   for (let i = 0; i < rows * cols; i++) {
@@ -350,13 +343,14 @@ const nestedHeader = (
  * every page gutter. Another column's running text lies level with a table's rows too, but keeps
  * its own baselines.
  */
-const partOfWiderRows = (inFrame: ReadonlyArray<Line>, lines: ReadonlyArray<Line>, box: Box, gutters: ReadonlyArray<number>): boolean => {
-  const rows = textRows(inFrame)
+const partOfWiderRows = (inFrame: ReadonlyArray<Line>, lines: ReadonlyArray<Line>, box: Box, gutters: () => ReadonlyArray<number>): boolean => {
   const reach = box.x1 - box.x0
-  const across = (a: number, b: number) => gutters.some((g) => g > a && g < b)
-  const beside = (l: Line) => !l.rotated &&
-    ((l.x1 <= box.x0 + SNAP && l.x1 > box.x0 - reach && !across(l.x1, box.x0)) || (l.x0 >= box.x1 - SNAP && l.x0 < box.x1 + reach && !across(box.x1, l.x0)))
-  const outside = lines.filter(beside)
+  const near = lines.filter((l) => !l.rotated && ((l.x1 <= box.x0 + SNAP && l.x1 > box.x0 - reach) || (l.x0 >= box.x1 - SNAP && l.x0 < box.x1 + reach)))
+  if (near.length === 0) return false
+  const cuts = gutters()
+  const across = (a: number, b: number) => cuts.some((g) => g > a && g < b)
+  const outside = near.filter((l) => (l.x1 <= box.x0 + SNAP ? !across(l.x1, box.x0) : !across(box.x1, l.x0)))
+  const rows = textRows(inFrame)
   let level = 0
   for (const row of rows) {
     if (outside.some((l) => row.some((r) => Math.abs(r.baseline - l.baseline) <= 0.15 * Math.min(r.size, l.size)))) level++
@@ -408,22 +402,21 @@ const centredInBands = (
 ): { ys: Array<number>; spans: (kind: "v" | "h", row: number, col: number) => boolean } | undefined => {
   if (bands.length < 3) return undefined
   const bandOf = (y: number) => bands.findIndex((b, i) => i + 1 < bands.length && y >= b - SNAP && y <= bands[i + 1] + SNAP)
-  const columnOf = (x: number) => { let c = 0; while (c < xs.length - 2 && x > xs[c + 1]) c++; return c }
-  const rowOf = (cuts: ReadonlyArray<number>, y: number) => { let r = 0; while (r < cuts.length - 2 && y > cuts[r + 1]) r++; return r }
+  const column = (x: number) => columnOf(xs, x)
   const mid = (l: Line) => (l.top + l.bottom) / 2
   const centred = new Set<string>()
   for (let b = 0; b + 1 < bands.length; b++) {
     const inBand = lines.filter((l) => bandOf(mid(l)) === b)
-    if (new Set(inBand.map((l) => rowOf(ys, mid(l)))).size < 2) continue
+    if (new Set(inBand.map((l) => columnOf(ys, mid(l)))).size < 2) continue
     const centre = (bands[b] + bands[b + 1]) / 2, height = bands[b + 1] - bands[b]
     for (let c = 0; c + 1 < xs.length; c++) {
-      const own = inBand.filter((l) => columnOf((l.x0 + l.x1) / 2) === c)
+      const own = inBand.filter((l) => column((l.x0 + l.x1) / 2) === c)
       const baselines = new Set(own.map((l) => Math.round(l.baseline)))
       if (baselines.size === 1 && own.every((l) => Math.abs(mid(l) - centre) < 0.2 * height)) centred.add(`${b},${c}`)
     }
   }
   if (centred.size === 0) return undefined
-  const isCentred = (l: Line) => centred.has(`${bandOf(mid(l))},${columnOf((l.x0 + l.x1) / 2)}`)
+  const isCentred = (l: Line) => centred.has(`${bandOf(mid(l))},${column((l.x0 + l.x1) / 2)}`)
   // A row of centred lines only joins the row above it in its band.
   const kept = ys.filter((y, i) => {
     if (i === 0 || i === ys.length - 1) return true
@@ -440,12 +433,15 @@ const centredInBands = (
   }
 }
 
-/** Ruled tables: returns the table blocks and the lines they did not take. `gutters`: the page's column gutters (AlignedTables.pageGutters). */
+/**
+ * Ruled tables: returns the table blocks and the lines they did not take. `gutters`: the page's
+ * column gutters (AlignedTables.pageGutters), asked for only when a frame of rules across needs them.
+ */
 export const ruledTables = (
   lines: ReadonlyArray<Line>,
   rules: ReadonlyArray<Rule>,
   page: { width: number; height: number },
-  gutters: ReadonlyArray<number> = []
+  gutters: () => ReadonlyArray<number> = () => []
 ): { tables: Array<LayoutBlock>; rest: Array<Line> } => {
   if (rules.length < 2 || rules.length > 5000) return { tables: [], rest: [...lines] }
   const { h, v } = normaliseRules(rules)
@@ -460,12 +456,16 @@ export const ruledTables = (
     if (inFrame.length < 2) continue
     // Shaded bands alone (a striped table) leave the rows before the first band and after the last
     // outside the frame.
+    // The frame and its lines grown by the lines of a row outside it.
+    const grow = (row: ReadonlyArray<Line>, side: "above" | "below") => {
+      if (row.length === 0) return
+      box = side === "above" ? { ...box, top: Math.min(...row.map((l) => l.top)) - 1 } : { ...box, bottom: Math.max(...row.map((l) => l.bottom)) + 1 }
+      inFrame = side === "above" ? [...row, ...inFrame] : [...inFrame, ...row]
+    }
     if (frame.h.every((r) => r.edge === true)) {
       const head = rowOutside(rest, box, "above")
-      const tail = rowOutside(rest.filter((l) => !head.includes(l)), box, "below")
-      if (head.length > 0) box = { ...box, top: Math.min(...head.map((l) => l.top)) - 1 }
-      if (tail.length > 0) box = { ...box, bottom: Math.max(...tail.map((l) => l.bottom)) + 1 }
-      inFrame = [...head, ...inFrame, ...tail]
+      grow(rowOutside(rest.filter((l) => !head.includes(l)), box, "below"), "below")
+      grow(head, "above")
     }
     let xs: Array<number>
     let ys: Array<number>
@@ -473,6 +473,8 @@ export const ruledTables = (
     let textColumns = false
     let rowsFromText = false
     const vx = cluster(frame.v.filter((r) => r.y1 - r.y0 > 4).map((r) => r.x0), SNAP)
+    // Columns drawn as lines (shaded cells show no border between cells of one shade).
+    const drawnColumns = vx.length >= 2 && frame.v.some((r) => r.edge !== true)
     const hy = cluster(frame.h.map((r) => r.y0), SNAP)
     if (vx.length >= 2 || (vx.length >= 1 && frame.h.length >= 2)) {
       xs = cluster([box.x0, ...vx, box.x1], SNAP)
@@ -486,11 +488,7 @@ export const ruledTables = (
       if (partOfWiderRows(inFrame, rest, box, gutters)) continue
       // A header standing on the first rule (rules under each row, none above the first) is the
       // table's first row.
-      const head = rowOutside(rest, box, "above")
-      if (head.length > 0) {
-        box = { ...box, top: Math.min(...head.map((l) => l.top)) - 1 }
-        inFrame = [...head, ...inFrame]
-      }
+      grow(rowOutside(rest, box, "above"), "above")
       // Under a header of two or more lines, columns come from the body: a group head ("Year Ended")
       // bridges the gutter between the columns it heads.
       const close = headerClose(inFrame, frame, box)
@@ -504,8 +502,8 @@ export const ruledTables = (
     const innerH = hy.filter((y) => y > box.top + SNAP && y < box.bottom - SNAP)
     if (innerH.length + 1 >= rowsOfText.length * 0.8 && hy.length >= 2) {
       ys = cluster([box.top, ...hy, box.bottom], SNAP)
-      // Spans come from missing borders; shaded cells show none between cells of one shade.
-      if (vx.length >= 2 && frame.v.some((r) => r.edge !== true)) {
+      // Spans come from missing borders.
+      if (drawnColumns) {
         spans = (kind, row, col) => kind === "v"
           ? covered(frame.v, false, xs[col], ys[row], ys[row + 1])
           : covered(frame.h, true, ys[row], xs[col], xs[col + 1])
@@ -532,7 +530,7 @@ export const ruledTables = (
     if (usedCols.size < 2) continue
     const block = tableBlock(cellLines, grid)
     // Ruled in rows and columns (drawn lines both ways): a table, whatever is drawn around it.
-    if (vx.length >= 2 && !rowsFromText && frame.v.some((r) => r.edge !== true)) block.ruled = true
+    if (drawnColumns && !rowsFromText) block.ruled = true
     tables.push(block)
     const taken = new Set(cellLines)
     rest = rest.filter((l) => !taken.has(l))

@@ -96,19 +96,20 @@ export const bandedRows = (
   return [top, ...cuts.filter((_, k) => keep[k]), bottom]
 }
 
+/** Whether `line` is a figure standing under (or over) a figure of `row`, in the same column. */
+const figureUnderFigure = (line: Line, row: ReadonlyArray<Line>): boolean =>
+  NUMBER.test(line.text.trim()) && row.some((o) => o.x0 < line.x1 && o.x1 > line.x0 && NUMBER.test(o.text.trim()))
+
 /**
  * Text rows with the lines of wrapped cells joined to the row they belong to. Where a table pads its
  * cells, the space between two of its rows is wider than between two lines of one cell: cut at the
  * wider gaps, a stretch of rows where one row holds the most pieces (two or more), the others
  * each continuing its cells (a piece starting or centred where one of its pieces is, and ending
- * before the next), is one row ("Terror usitas at aestas" / "tabella cunabula eum" in a comment column, under its row's first
- * line or, in cells set at the middle or bottom, above it). Without that contrast (rows set as
- * closely as lines) rows are left as they are.
+ * before the next), is one row ("Terror usitas at aestas" / "tabella cunabula eum" in a comment
+ * column, under its row's first line or, in cells set at the middle or bottom, above it). Without
+ * that contrast (rows set as closely as lines), a line under a later cell of the row above goes on
+ * with it (`topAligned`).
  */
-/** Whether `line` is a figure standing under (or over) a figure of `row`, in the same column. */
-const figureUnderFigure = (line: Line, row: ReadonlyArray<Line>): boolean =>
-  NUMBER.test(line.text.trim()) && row.some((o) => o.x0 < line.x1 && o.x1 > line.x0 && NUMBER.test(o.text.trim()))
-
 export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
   if (rows.length < 3) return [...rows]
   const sizes = rows.flat().map((l) => l.size).sort((a, b) => a - b)
@@ -132,7 +133,7 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
       other.every(([o0, o1]) => x1 < o0 - 0.5 * size || x0 > o1 + 0.5 * size))
   }
   // Rows set as closely as one cell's lines (TeX's p{} columns): a line alone on its row, starting
-  // where a later cell of the row above starts (never the row label's: WrappedRows.ts joins a label
+  // where a later cell of the row above starts (never the row label's: joinWrappedRows joins a label
   // wrapped onto the next row), goes on with that cell; TeX sets such cells from the top.
   const topAligned = (stretch: ReadonlyArray<Array<Line>>): Array<Array<Line>> => {
     const joined: Array<Array<Line>> = []
@@ -155,21 +156,22 @@ export const wrappedRows = (rows: ReadonlyArray<Array<Line>>): Array<Array<Line>
     }
     return joined
   }
+  // Rows parted by a wider gap somewhere: the table pads its cells.
+  const contrast = gaps.some((g) => g >= wide && g < 3 * size)
   const out: Array<Array<Line>> = []
   let start = 0
   for (let i = 1; i <= rows.length; i++) {
     if (i < rows.length && gaps[i - 1] < wide) continue
-    // rows[start..i) are set as one cell's lines are; they are one row when one of them holds the
-    // row's cells and the others continue them, and wider gaps stand before and after (or nothing).
+    // rows[start..i) are set as one cell's lines are, with wider gaps before and after (or
+    // nothing); they are one row when one of them holds the row's cells and the others continue them.
     const stretch = rows.slice(start, i)
     // The row holding the most cells; the others (fewer) continue them.
-    const most = Math.max(...stretch.map((r) => edges(r).length))
-    const anchors = stretch.filter((r) => edges(r).length === most)
-    const bounded = (start === 0 || gaps[start - 1] >= wide) && (i === rows.length || gaps[i - 1] >= wide)
-    const contrast = gaps.some((g) => g >= wide && g < 3 * size)
+    const counts = stretch.map((r) => edges(r).length)
+    const most = Math.max(...counts)
+    const anchors = stretch.filter((_, k) => counts[k] === most)
     // (The row with the most pieces must be two lines or more: a numbered paragraph's first line is
     // its number and its text, one line, and its other lines start under the text.)
-    if (stretch.length > 1 && most >= 2 && anchors.length === 1 && anchors[0].length >= 2 && bounded && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
+    if (stretch.length > 1 && most >= 2 && anchors.length === 1 && anchors[0].length >= 2 && contrast && stretch.every((r) => r === anchors[0] || continues(r, anchors[0]))) out.push(stretch.flat())
     else if (stretch.filter((r) => r.length >= 2).length > 1) out.push(...topAligned(stretch))
     else out.push(...stretch)
     start = i
